@@ -1,0 +1,269 @@
+/// Why a byte sequence is not a JSON document.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Byte offset where parsing stopped.
+    public let offset: Int
+    public let reason: String
+
+    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+}
+
+extension JSONValue {
+    /// Parses one JSON document (RFC 8259). Strings must be valid UTF-8; nesting is limited to
+    /// `maxDepth`. Trailing bytes other than white space are an error.
+    public static func parse<Bytes: Collection>(_ bytes: Bytes, maxDepth: Int = 256) throws(JSONParseError) -> JSONValue
+    where Bytes.Element == UInt8 {
+        let result: Result<JSONValue, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            var parser = JSONParser(buffer, maxDepth: maxDepth)
+            return Result { () throws(JSONParseError) in try parser.parseDocument() }
+        }
+        if let result { return try result.get() }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBufferPointer { buffer throws(JSONParseError) in
+            var parser = JSONParser(buffer, maxDepth: maxDepth)
+            return try parser.parseDocument()
+        }
+    }
+
+    /// Parses a JSON document held in a string.
+    public static func parse(_ text: String, maxDepth: Int = 256) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), maxDepth: maxDepth)
+    }
+}
+
+private struct JSONParser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    var index = 0
+    var depth = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("unexpected data after the document") }
+        return value
+    }
+
+    func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw fail("unexpected character")
+        }
+    }
+
+    mutating func expectLiteral(_ literal: String) throws(JSONParseError) {
+        for expected in literal.utf8 {
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            guard bytes[index] == expected else { throw fail("invalid literal") }
+            index += 1
+        }
+    }
+
+    mutating func enter() throws(JSONParseError) {
+        depth += 1
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
+    }
+
+    mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members[key] = try parseValue()
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            } else {
+                throw fail("expected ',' or '}'")
+            }
+        }
+    }
+
+    mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            } else {
+                throw fail("expected ',' or ']'")
+            }
+        }
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> Double {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if isDigit(bytes[index]) {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        } else {
+            throw fail("invalid number")
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
+        return value
+    }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        index += 1  // opening quote
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                guard let text = String(validating: slice, as: UTF8.self) else {
+                    throw JSONParseError(offset: start, reason: "string is not valid UTF-8")
+                }
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw fail("control character in string") }
+            index += 1
+        }
+        var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                guard let text = String(validating: scalars, as: UTF8.self) else {
+                    throw JSONParseError(offset: start, reason: "string is not valid UTF-8")
+                }
+                return text
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw fail("unexpected end of input") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append(0x22)
+                case UInt8(ascii: "\\"): scalars.append(0x5C)
+                case UInt8(ascii: "/"): scalars.append(0x2F)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"): appendUTF8(of: try parseUnicodeEscape(), to: &scalars)
+                default: throw fail("invalid escape")
+                }
+            default:
+                if byte < 0x20 { throw fail("control character in string") }
+                scalars.append(byte)
+                index += 1
+            }
+        }
+        throw fail("unterminated string")
+    }
+
+    mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard bytes.count - index >= 4 else { throw fail("unexpected end of input") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw fail("invalid \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
+        let high = try parseHex4()
+        if (0xD800...0xDBFF).contains(high) {
+            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw fail("lone surrogate in \\u escape")
+            }
+            index += 2
+            let low = try parseHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw fail("invalid surrogate pair") }
+            let combined = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+            guard let scalar = Unicode.Scalar(combined) else { throw fail("invalid surrogate pair") }
+            return scalar
+        }
+        guard let scalar = Unicode.Scalar(high) else { throw fail("lone surrogate in \\u escape") }
+        return scalar
+    }
+
+    func appendUTF8(of scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
+        UTF8.encode(scalar) { buffer.append($0) }
+    }
+}

@@ -1,0 +1,105 @@
+extension JSONValue {
+    /// The compact JSON text of this value, as UTF-8 bytes. Object members are written in key
+    /// order so that output is stable.
+    public func serialized() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        write(to: &out)
+        return out
+    }
+
+    /// The compact JSON text of this value.
+    public var jsonText: String { String(decoding: serialized(), as: UTF8.self) }
+
+    /// Appends the compact JSON text of this value to `out`.
+    public func write(to out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): JSONValue.writeNumber(n, to: &out)
+        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { out.append(UInt8(ascii: ",")) }
+                element.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (offset, key) in members.keys.sorted().enumerated() {
+                if offset > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                members[key, default: .null].write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func writeNumber(_ n: Double, to out: inout [UInt8]) {
+        guard n.isFinite else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        if n.rounded() == n, abs(n) < 1e15 {
+            out.append(contentsOf: String(Int64(n)).utf8)
+        } else {
+            out.append(contentsOf: "\(n)".utf8)
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                        hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONValue: CustomStringConvertible {
+    public var description: String { jsonText }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? container.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .number(let n): try container.encode(n)
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}
