@@ -10,6 +10,7 @@ let package = Package(
         // The local API: JSON-RPC 2.0 over JSON lines. Shared by the daemon, interactivectl and clients.
         .target(name: "IPCProtocol", dependencies: ["JSONValue"]),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
+        .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,80 @@
+import Testing
+import IPCProtocol
+import JSONValue
+
+@Suite struct RPCMessageTests {
+    private func decode(_ text: String) -> Result<RPCIncoming, RPCDecodeFailure> {
+        RPCIncoming.decode(line: Array(text.utf8))
+    }
+
+    @Test func requestAndNotification() {
+        #expect(decode(#"{"jsonrpc":"2.0","id":7,"method":"daemon.status"}"#)
+            == .success(.request(RPCRequest(id: 7, method: "daemon.status"))))
+        #expect(decode(#"{"jsonrpc":"2.0","method":"player.time","params":{"seconds":3}}"#)
+            == .success(.notification(method: "player.time", params: ["seconds": 3])))
+    }
+
+    @Test func badJSONIsParseError() throws {
+        let failure = try #require(decode("{not json").failureValue)
+        #expect(failure.error.code == RPCErrorCode.parseError)
+        #expect(failure.id == .null)
+    }
+
+    @Test func badUTF8IsParseError() throws {
+        var bytes = Array(#"{"jsonrpc":"2.0","id":1,"method":""#.utf8)
+        bytes += [0xC3, 0x28]
+        bytes += Array(#""}"#.utf8)
+        let failure = try #require(RPCIncoming.decode(line: bytes).failureValue)
+        #expect(failure.error.code == RPCErrorCode.parseError)
+    }
+
+    @Test(arguments: [
+        #"[{"jsonrpc":"2.0","id":1,"method":"a"}]"#,
+        #"42"#,
+        #"{"id":1,"method":"a"}"#,
+        #"{"jsonrpc":"1.0","id":1,"method":"a"}"#,
+        #"{"jsonrpc":"2.0","id":{"x":1},"method":"a"}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":5}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"a","params":"x"}"#,
+        #"{"jsonrpc":"2.0","id":1}"#,
+    ])
+    func notARequestIsInvalidRequest(_ text: String) throws {
+        let failure = try #require(decode(text).failureValue)
+        #expect(failure.error.code == RPCErrorCode.invalidRequest)
+    }
+
+    @Test func invalidRequestKeepsAReadableID() throws {
+        let failure = try #require(decode(#"{"jsonrpc":"1.0","id":"abc","method":"a"}"#).failureValue)
+        #expect(failure.id == "abc")
+    }
+
+    @Test func responsesRoundTrip() {
+        let ok = RPCResponse(id: 3, outcome: .success(["state": "joined"]))
+        #expect(RPCIncoming.decode(line: ok.line().dropLast()) == .success(.response(ok)))
+        let error = RPCResponse(id: "x", outcome: .failure(.daemon(.noRoom, "no room joined")))
+        #expect(RPCIncoming.decode(line: error.line().dropLast()) == .success(.response(error)))
+        if case .failure(let rpc) = error.outcome {
+            #expect(rpc.name == "interactive.NoRoom")
+            #expect(rpc.code == -32000)
+        }
+    }
+
+    @Test func eventEnvelopeRoundTrip() throws {
+        let envelope = EventEnvelope(bootId: "b1", seq: 4, type: "session.state", time: "2026-11-29T00:00:00.000Z",
+                                     data: ["loggedIn": false])
+        let message = try #require(try? decode(String(decoding: envelope.line().dropLast(), as: UTF8.self)).get())
+        guard case .notification(let method, let params) = message else {
+            Issue.record("not a notification")
+            return
+        }
+        #expect(method == "event")
+        #expect(EventEnvelope(params: params) == envelope)
+    }
+}
+
+extension Result {
+    var failureValue: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
+    }
+}
