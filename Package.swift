@@ -9,6 +9,16 @@ let package = Package(
         .target(name: "JSONValue"),
         // The local API: JSON-RPC 2.0 over JSON lines. Shared by the daemon, interactivectl and clients.
         .target(name: "IPCProtocol", dependencies: ["JSONValue"]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // What Swift cannot call directly: SO_PEERCRED's struct ucred, SO_PEERGROUPS, getgrouplist.
+        .target(name: "CInteractiveShims"),
+        // The daemon: every actor and the IPC server, as a library so tests can import it.
+        .target(
+            name: "InteractiveDaemon",
+            dependencies: ["IPCProtocol", "JSONValue", "CSystemd", "CSQLite", "CInteractiveShims"]
+        ),
+        .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"]),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
     ],

@@ -1,0 +1,25 @@
+#ifndef C_INTERACTIVE_SHIMS_H
+#define C_INTERACTIVE_SHIMS_H
+
+#include <sys/types.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <stddef.h>
+
+/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC (a GNU extension Swift's Glibc does not show).
+int interactive_accept_nonblocking(int fd);
+
+/// getrandom(2): fills `buffer`; returns the byte count or -1.
+long interactive_getrandom(void *buffer, size_t length);
+
+/// The credentials of the peer of a connected Unix socket (SO_PEERCRED). Returns 0 or -errno.
+int interactive_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// The supplementary groups of the peer (SO_PEERGROUPS). Returns the number of groups written to
+/// `groups` (at most `capacity`), or -errno (-ENOPROTOOPT where the kernel lacks SO_PEERGROUPS).
+int interactive_peer_groups(int fd, gid_t *groups, int capacity);
+
+/// The groups of `user` with primary group `group` (getgrouplist). Returns the count written, or -1.
+int interactive_user_groups(const char *user, gid_t group, gid_t *groups, int capacity);
+
+#endif

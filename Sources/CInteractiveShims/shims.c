@@ -1,0 +1,48 @@
+#define _GNU_SOURCE
+#include "CInteractiveShims.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/random.h>
+
+int interactive_accept_nonblocking(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+long interactive_getrandom(void *buffer, size_t length) {
+    return (long)getrandom(buffer, length, 0);
+}
+
+int interactive_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred cred;
+    socklen_t length = sizeof(cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) {
+        return -errno;
+    }
+    *pid = cred.pid;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    return 0;
+}
+
+int interactive_peer_groups(int fd, gid_t *groups, int capacity) {
+#ifdef SO_PEERGROUPS
+    socklen_t length = (socklen_t)(sizeof(gid_t) * (size_t)capacity);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &length) != 0) {
+        return -errno;
+    }
+    return (int)(length / sizeof(gid_t));
+#else
+    (void)fd; (void)groups; (void)capacity;
+    return -ENOPROTOOPT;
+#endif
+}
+
+int interactive_user_groups(const char *user, gid_t group, gid_t *groups, int capacity) {
+    int count = capacity;
+    if (getgrouplist(user, group, groups, &count) < 0) {
+        return -1;
+    }
+    return count;
+}

@@ -1,0 +1,202 @@
+import JSONValue
+
+/// Why a configuration value was refused. Always names the key.
+public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalid(key: String, reason: String)
+    case unknownKey(String)
+    case startOnly(String)
+    case unreadableFile(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let key, let reason): return "invalid value for '\(key)': \(reason)"
+        case .unknownKey(let key): return "unknown configuration key '\(key)'"
+        case .startOnly(let key): return "'\(key)' can only be set at start (configuration file or flag), not at runtime"
+        case .unreadableFile(let path, let reason): return "cannot read configuration file \(path): \(reason)"
+        }
+    }
+
+    /// The key the error is about, if any.
+    public var key: String? {
+        switch self {
+        case .invalid(let key, _), .startOnly(let key), .unknownKey(let key): return key
+        case .unreadableFile: return nil
+        }
+    }
+}
+
+/// One configuration key: whether `config.set` may change it and how its values are checked.
+struct ConfigKey: Sendable {
+    let name: String
+    let runtime: Bool
+    /// Checks a value and returns it in normal form. `null` never reaches it. The validators
+    /// throw only `ConfigError` (untyped closures: typed-throws closures crash the 6.3 compiler).
+    let validator: @Sendable (JSONValue) throws -> JSONValue
+
+    init(name: String, runtime: Bool, validator: @escaping @Sendable (JSONValue) throws -> JSONValue) {
+        self.name = name
+        self.runtime = runtime
+        self.validator = validator
+    }
+
+    /// The value in normal form, or the reason it is refused.
+    func normalize(_ value: JSONValue) throws(ConfigError) -> JSONValue {
+        do {
+            return try validator(value)
+        } catch let error as ConfigError {
+            throw error
+        } catch {
+            throw .invalid(key: name, reason: String(describing: error))
+        }
+    }
+}
+
+/// Every key of IPC.md's configuration table.
+enum ConfigKeys {
+    static let all: [ConfigKey] = [
+        ConfigKey(name: "environment", runtime: true) { value in
+            try oneOf(value, key: "environment", ["dev", "stg", "prod"])
+        },
+        ConfigKey(name: "tenant", runtime: true) { value in try nonEmptyString(value, key: "tenant") },
+        ConfigKey(name: "os", runtime: true) { value in try nonEmptyString(value, key: "os") },
+        ConfigKey(name: "deviceClass", runtime: true) { value in try nonEmptyString(value, key: "deviceClass") },
+        ConfigKey(name: "viewport", runtime: true) { value in
+            try object(value, key: "viewport", fields: ["width": positiveInt(max: 100_000), "height": positiveInt(max: 100_000)])
+        },
+        ConfigKey(name: "socketUrl", runtime: true) { value in
+            try url(value, key: "socketUrl", schemes: ["ws", "wss", "http", "https"])
+        },
+        ConfigKey(name: "apiUrl", runtime: true) { value in try url(value, key: "apiUrl", schemes: ["http", "https"]) },
+        ConfigKey(name: "leaderboardUrl", runtime: true) { value in
+            try url(value, key: "leaderboardUrl", schemes: ["http", "https"])
+        },
+        ConfigKey(name: "httpTimeoutMs", runtime: true) { value in
+            try integer(value, key: "httpTimeoutMs", range: 100...600_000)
+        },
+        ConfigKey(name: "caFile", runtime: true) { value in try nonEmptyString(value, key: "caFile") },
+        ConfigKey(name: "insecureTLS", runtime: true) { value in try boolean(value, key: "insecureTLS") },
+        ConfigKey(name: "protocol", runtime: true) { value in try oneOf(value, key: "protocol", ["v4", "v2"]) },
+        ConfigKey(name: "reconnect", runtime: true) { value in
+            let normal = try object(value, key: "reconnect", fields: [
+                "baseMs": positiveInt(max: 3_600_000), "capMs": positiveInt(max: 3_600_000), "factor": number(1...100),
+            ])
+            if let base = normal["baseMs"]?.intValue, let cap = normal["capMs"]?.intValue, cap < base {
+                throw ConfigError.invalid(key: "reconnect", reason: "capMs must not be smaller than baseMs")
+            }
+            return normal
+        },
+        ConfigKey(name: "stateDirectory", runtime: false) { value in
+            let path = try nonEmptyString(value, key: "stateDirectory")
+            guard path.stringValue?.hasPrefix("/") == true else {
+                throw ConfigError.invalid(key: "stateDirectory", reason: "must be an absolute path")
+            }
+            return path
+        },
+        ConfigKey(name: "maxClients", runtime: false) { value in
+            try integer(value, key: "maxClients", range: 1...65_536)
+        },
+        ConfigKey(name: "privilegedGroup", runtime: false) { value in
+            try nonEmptyString(value, key: "privilegedGroup")
+        },
+        ConfigKey(name: "logTarget", runtime: false) { value in
+            try oneOf(value, key: "logTarget", ["auto", "journal", "stderr"])
+        },
+    ]
+
+    static let byName: [String: ConfigKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// Keys that hold objects merged member by member.
+    static let objectKeys: Set<String> = ["viewport", "reconnect"]
+
+    // MARK: Validators
+
+    typealias FieldCheck = @Sendable (JSONValue, String) throws -> JSONValue
+
+    static func nonEmptyString(_ value: JSONValue, key: String) throws(ConfigError) -> JSONValue {
+        guard let text = value.stringValue, !text.isEmpty else { throw .invalid(key: key, reason: "expected a non-empty string") }
+        guard !text.contains(where: { $0.isNewline }) else { throw .invalid(key: key, reason: "must not contain line breaks") }
+        return value
+    }
+
+    static func oneOf(_ value: JSONValue, key: String, _ allowed: [String]) throws(ConfigError) -> JSONValue {
+        guard let text = value.stringValue, allowed.contains(text) else {
+            throw .invalid(key: key, reason: "expected one of \(allowed.joined(separator: ", "))")
+        }
+        return value
+    }
+
+    static func boolean(_ value: JSONValue, key: String) throws(ConfigError) -> JSONValue {
+        guard let flag = value.lenientBool else { throw .invalid(key: key, reason: "expected true or false") }
+        return .bool(flag)
+    }
+
+    static func integer(_ value: JSONValue, key: String, range: ClosedRange<Int>) throws(ConfigError) -> JSONValue {
+        guard let number = value.lenientDouble, number.rounded() == number, let int = Int(exactly: number), range.contains(int) else {
+            throw .invalid(key: key, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return .number(Double(int))
+    }
+
+    static func positiveInt(max: Int) -> FieldCheck {
+        { value, key in try integer(value, key: key, range: 1...max) }
+    }
+
+    static func number(_ range: ClosedRange<Double>) -> FieldCheck {
+        { value, key in
+            guard let number = value.lenientDouble, range.contains(number) else {
+                throw ConfigError.invalid(key: key, reason: "expected a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return .number(number)
+        }
+    }
+
+    static func object(_ value: JSONValue, key: String, fields: [String: FieldCheck]) throws(ConfigError) -> JSONValue {
+        guard case .object(let members) = value else {
+            throw .invalid(key: key, reason: "expected an object with \(fields.keys.sorted().joined(separator: ", "))")
+        }
+        var normal: [String: JSONValue] = [:]
+        for (name, member) in members {
+            guard let check = fields[name] else { throw .invalid(key: "\(key).\(name)", reason: "unknown member") }
+            if member.isNull { continue }
+            do {
+                normal[name] = try check(member, "\(key).\(name)")
+            } catch let error as ConfigError {
+                throw error
+            } catch {
+                throw .invalid(key: "\(key).\(name)", reason: String(describing: error))
+            }
+        }
+        return .object(normal)
+    }
+
+    static func url(_ value: JSONValue, key: String, schemes: [String]) throws(ConfigError) -> JSONValue {
+        guard let text = value.stringValue, let endpoint = EndpointURL(text), schemes.contains(endpoint.scheme) else {
+            throw .invalid(key: key, reason: "expected an absolute URL with scheme \(schemes.joined(separator: ", "))")
+        }
+        return value
+    }
+}
+
+/// The parts of an absolute URL the daemon needs to check; strict, no guessing.
+struct EndpointURL: Sendable, Equatable {
+    let scheme: String
+    let host: String
+
+    init?(_ text: String) {
+        guard let schemeEnd = text.range(of: "://") else { return nil }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        let rest = text[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostPart = authority.split(separator: "@").last.map(String.init) ?? ""
+        let host: String
+        if hostPart.hasPrefix("[") {
+            guard let close = hostPart.firstIndex(of: "]") else { return nil }
+            host = String(hostPart[hostPart.index(after: hostPart.startIndex)..<close])
+        } else {
+            host = String(hostPart.prefix { $0 != ":" })
+        }
+        guard !scheme.isEmpty, !host.isEmpty, !text.contains(where: { $0.isWhitespace }) else { return nil }
+        self.scheme = scheme
+        self.host = host
+    }
+}

@@ -1,0 +1,70 @@
+import JSONValue
+
+/// The effective configuration, typed, as the rest of the daemon reads it.
+public struct Settings: Sendable, Equatable {
+    public enum Environment: String, Sendable { case dev, stg, prod }
+
+    public var environment: Environment?
+    public var tenant: String?
+    public var os: String?
+    public var deviceClass: String
+    public var viewportWidth: Int
+    public var viewportHeight: Int
+    public var socketURL: String?
+    public var apiURL: String?
+    public var leaderboardURL: String?
+    public var httpTimeoutMs: Int
+    public var caFile: String?
+    public var insecureTLS: Bool
+    /// `v4` (Engine.IO 4, Socket.IO 5) or `v2` (Engine.IO 3, Socket.IO 4).
+    public var protocolVersion: String
+    public var reconnectBaseMs: Int
+    public var reconnectCapMs: Int
+    public var reconnectFactor: Double
+    public var stateDirectory: String
+    public var maxClients: Int
+    public var privilegedGroup: String
+    public var logTarget: LogTarget
+
+    init(_ effective: [String: JSONValue]) {
+        environment = effective["environment"]?.stringValue.flatMap(Environment.init(rawValue:))
+        tenant = effective["tenant"]?.stringValue
+        os = effective["os"]?.stringValue
+        deviceClass = effective["deviceClass"]?.stringValue ?? "settopbox"
+        viewportWidth = effective["viewport"]?["width"]?.intValue ?? 1920
+        viewportHeight = effective["viewport"]?["height"]?.intValue ?? 1080
+        socketURL = effective["socketUrl"]?.stringValue
+        apiURL = effective["apiUrl"]?.stringValue
+        leaderboardURL = effective["leaderboardUrl"]?.stringValue
+        httpTimeoutMs = effective["httpTimeoutMs"]?.intValue ?? 10000
+        caFile = effective["caFile"]?.stringValue
+        insecureTLS = effective["insecureTLS"]?.boolValue ?? false
+        protocolVersion = effective["protocol"]?.stringValue ?? "v4"
+        reconnectBaseMs = effective["reconnect"]?["baseMs"]?.intValue ?? 500
+        reconnectCapMs = effective["reconnect"]?["capMs"]?.intValue ?? 30000
+        reconnectFactor = effective["reconnect"]?["factor"]?.doubleValue ?? 2
+        stateDirectory = effective["stateDirectory"]?.stringValue ?? "/var/lib/interactived"
+        maxClients = effective["maxClients"]?.intValue ?? 1024
+        privilegedGroup = effective["privilegedGroup"]?.stringValue ?? "interactive"
+        logTarget = effective["logTarget"]?.stringValue.flatMap(LogTarget.init(rawValue:)) ?? .auto
+    }
+
+    /// Keys a live room needs that are not set.
+    public var missingForLive: [String] {
+        var missing: [String] = []
+        if tenant == nil { missing.append("tenant") }
+        if os == nil { missing.append("os") }
+        if socketURL == nil { missing.append("socketUrl") }
+        if apiURL == nil { missing.append("apiUrl") }
+        return missing
+    }
+
+    /// Keys a VOD room needs that are not set.
+    public var missingForVOD: [String] {
+        var missing: [String] = []
+        if tenant == nil { missing.append("tenant") }
+        if os == nil { missing.append("os") }
+        if apiURL == nil { missing.append("apiUrl") }
+        return missing
+    }
+}

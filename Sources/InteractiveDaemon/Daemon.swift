@@ -1,0 +1,190 @@
+import Foundation
+import IPCProtocol
+import JSONValue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's version, sent in `daemon.hello` and as tracking's `sdkVersion`.
+public let interactivedVersion = "0.1.0"
+
+/// Exit statuses (sysexits.h).
+public enum DaemonExit: Int32 {
+    case ok = 0
+    case usage = 64
+    case unavailable = 69
+    case cannotCreate = 73
+    case config = 78
+}
+
+/// Starts the daemon, runs it until SIGTERM/SIGINT, and stops it gracefully.
+public enum Daemon {
+    /// How long a graceful stop may take before the daemon exits anyway.
+    static let shutdownDeadline: Duration = .seconds(5)
+
+    public static func main(arguments: [String], environment: [String: String]) async -> DaemonExit {
+        let options: DaemonOptions
+        do {
+            options = try DaemonOptions.parse(arguments)
+        } catch {
+            printError("interactived: \(error)\nTry 'interactived --help'.")
+            return .usage
+        }
+        if options.showHelp {
+            print(DaemonOptions.usage)
+            return .ok
+        }
+        if options.showVersion {
+            print("interactived \(interactivedVersion)")
+            return .ok
+        }
+
+        // Configuration: defaults < file < runtime (store) < flags. Invalid at start: exit 78.
+        let configPath = ConfigFile.path(flag: options.configPath, environment: environment)
+        var layers = ConfigLayers(defaults: ConfigLayers.defaults(stateDirectory: defaultStateDirectory(environment)))
+        do {
+            layers.file = try ConfigFile.load(path: configPath)
+            layers.flags = try ConfigLayers.validate(options.flagLayer)
+        } catch {
+            printError("interactived: \(error)")
+            return .config
+        }
+        let startSettings = Settings(layers.effective)
+        let log = Logger(target: startSettings.logTarget, environment: environment)
+
+        let store: Store
+        do {
+            store = try Store(directory: startSettings.stateDirectory, log: log)
+        } catch {
+            log.error("Cannot open the store in \(startSettings.stateDirectory): \(error)")
+            printErrorIfJournal(log, "interactived: cannot open the store in \(startSettings.stateDirectory): \(error)")
+            return .cannotCreate
+        }
+        layers.runtime = await ConfigStore.storedRuntimeLayer(store: store, log: log)
+
+        let bootId = DeviceIdentity.randomHex(bytes: 16)
+        let bus = EventBus(bootId: bootId)
+        let config = await ConfigStore(layers: layers, filePath: configPath, store: store, bus: bus, log: log)
+        let settings = await config.settings
+        let rooms = await RoomController(bus: bus, log: log)
+        await bus.setStatus("daemon", [
+            "version": .string(interactivedVersion), "pid": .number(Double(getpid())),
+            "startedAt": .string(Timestamp.rfc3339(Timestamp.nowMs())),
+            "store": ["path": .string(store.path), "corruptMovedTo": JSONValue(store.corruptMovedTo)],
+        ])
+        if settings.insecureTLS {
+            log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
+        }
+
+        let roles = RolePolicy(daemonUID: geteuid(), privilegedGroup: settings.privilegedGroup)
+        if roles.privilegedGID == nil {
+            log.warning("Group '\(settings.privilegedGroup)' does not exist: only root and the daemon's user have the control role")
+        }
+
+        let listener: UnixListener
+        do {
+            if let activated = try UnixListener.fromActivation() {
+                listener = activated
+            } else {
+                guard let path = SocketPath.forDaemon(explicit: options.socketPath, environment: environment, isRoot: geteuid() == 0) else {
+                    printError("interactived: no socket path: give --socket PATH or set INTERACTIVED_SOCKET or XDG_RUNTIME_DIR")
+                    return .usage
+                }
+                listener = try UnixListener.bind(path: path)
+            }
+        } catch {
+            log.error("Cannot open the local socket: \(error)")
+            printErrorIfJournal(log, "interactived: cannot open the local socket: \(error)")
+            return .unavailable
+        }
+
+        let router = RequestRouter(bus: bus, config: config, rooms: rooms, version: interactivedVersion)
+        let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
+                               subscriberQueueLimit: 1024, log: log)
+        let notifier = ServiceNotifier()
+        let signals = SignalStream.make()
+        let socketDescription = listener.activated ? "socket passed by systemd" : (listener.path ?? "?")
+        let storeNote = store.corruptMovedTo.map { "; damaged store moved to \($0)" } ?? ""
+
+        let serving = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await server.run() }
+                if let interval = notifier.watchdogInterval() {
+                    group.addTask { await pingWatchdog(notifier, every: interval / 2) }
+                }
+            }
+        }
+        notifier.ready(status: "Listening on \(socketDescription); no room\(storeNote)")
+        log.notice("interactived \(interactivedVersion) ready on \(socketDescription)", ["INTERACTIVE_BOOT_ID": bootId], id: .started)
+
+        for await signal in signals {
+            if signal == .hangup {
+                notifier.reloading()
+                let failure = await config.reloadFile()
+                notifier.ready(status: failure.map { "Configuration not reloaded: \($0)" } ?? "Configuration reloaded")
+                continue
+            }
+            notifier.stopping()
+            log.notice("Stopping (signal \(signal.rawValue))", id: .stopping)
+            break
+        }
+        let stoppedInTime = await finishes(within: shutdownDeadline) {
+            serving.cancel()
+            await serving.value
+        }
+        if !stoppedInTime { log.warning("Graceful stop took longer than \(shutdownDeadline); exiting anyway") }
+        listener.close()
+        return .ok
+    }
+
+    /// Runs `operation` in a task and waits for it at most `deadline`; false if it overran.
+    private static func finishes(within deadline: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+        let outcome = FirstOutcome()
+        return await withCheckedContinuation { continuation in
+            Task {
+                await operation()
+                if await outcome.claim() { continuation.resume(returning: true) }
+            }
+            Task {
+                try? await Task.sleep(for: deadline)
+                if await outcome.claim() { continuation.resume(returning: false) }
+            }
+        }
+    }
+
+    private static func pingWatchdog(_ notifier: ServiceNotifier, every interval: Duration) async {
+        while !Task.isCancelled {
+            notifier.watchdog()
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// `$STATE_DIRECTORY`, else `/var/lib/interactived` as root, else `$XDG_STATE_HOME/interactived`,
+    /// else `~/.local/state/interactived`.
+    static func defaultStateDirectory(_ environment: [String: String]) -> String {
+        if let state = environment["STATE_DIRECTORY"], !state.isEmpty {
+            return String(state.split(separator: ":").first ?? Substring(state))
+        }
+        if geteuid() == 0 { return "/var/lib/interactived" }
+        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/interactived" }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/state/interactived"
+    }
+
+    private actor FirstOutcome {
+        private var claimed = false
+        func claim() -> Bool {
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+
+    private static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    /// Start-up failures also go to stderr when logging to the journal, so a person sees them.
+    private static func printErrorIfJournal(_ log: Logger, _ message: String) {
+        if log.usesJournal { printError(message) }
+    }
+}

@@ -1,0 +1,105 @@
+import IPCProtocol
+import JSONValue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One local client: reads requests line by line and answers them in order, and writes
+/// replies and events from its queue. Bad input gets an error reply; the connection stays up.
+struct ClientConnection: Sendable {
+    let context: ClientContext
+    let fd: Int32
+    let router: RequestRouter
+    let log: Logger
+    let bootId: String
+
+    /// Serves the client until it disconnects or the task is cancelled; closes the socket.
+    func run() async {
+        IOReactor.shared.register(fd)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await writeLoop() }
+            await readLoop()
+            context.queue.close()
+            await group.waitForAll()
+        }
+        await router.bus.unsubscribe(connection: context.id)
+        IOReactor.shared.deregister(fd)
+        close(fd)
+    }
+
+    private func readLoop() async {
+        var framer = LineFramer()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !Task.isCancelled {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                let frames = buffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                for frame in frames { await handle(frame) }
+            } else if count == 0 {
+                return
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                do { try await IOReactor.shared.waitReadable(fd) } catch { return }
+            } else if errno != EINTR {
+                return
+            }
+        }
+    }
+
+    private func handle(_ frame: LineFramer.Frame) async {
+        switch frame {
+        case .oversized:
+            log.warning("Client sent a line over 1 MiB; discarded", ["INTERACTIVE_CLIENT_PID": pidField])
+            reply(RPCResponse(id: .null, outcome: .failure(.invalidRequest("line longer than 1 MiB"))))
+        case .line(let line):
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+            switch RPCIncoming.decode(line: line) {
+            case .failure(let failure):
+                reply(RPCResponse(id: failure.id, outcome: .failure(failure.error)))
+            case .success(.request(let request)):
+                if let line = await router.handle(request, from: context) { context.queue.pushReply(line) }
+            case .success(.notification(let method, let params)):
+                _ = await router.handle(RPCRequest(id: nil, method: method, params: params), from: context)
+            case .success(.response):
+                return  // The daemon sends no requests; a stray response is ignored.
+            }
+        }
+    }
+
+    private func reply(_ response: RPCResponse) { context.queue.pushReply(response.line()) }
+
+    private var pidField: String { context.peer.map { String($0.pid) } ?? "unknown" }
+
+    private func writeLoop() async {
+        while let items = await context.queue.next() {
+            var bytes: [UInt8] = []
+            for item in items {
+                switch item {
+                case .line(let line): bytes.append(contentsOf: line)
+                case .lagged(let missed): bytes.append(contentsOf: OutboundQueue.laggedLine(bootId: bootId, missed: missed))
+                }
+            }
+            guard await write(bytes) else {
+                context.queue.close()
+                return
+            }
+        }
+    }
+
+    /// Writes everything, waiting for the socket to drain; false when the peer is gone.
+    private func write(_ bytes: [UInt8]) async -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                do { try await IOReactor.shared.waitWritable(fd) } catch { return false }
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,95 @@
+import IPCProtocol
+import JSONValue
+import Synchronization
+
+/// What one connection has yet to write: replies (never dropped) and events (bounded).
+///
+/// Publishers push without waiting; the connection's writer task takes everything queued at
+/// once. When more than `eventLimit` events wait, newer events are dropped and counted, and a
+/// single `events.lagged` line takes their place in the stream, so the subscriber learns
+/// exactly where the gap is and how large it was.
+final class OutboundQueue: Sendable {
+    enum Item: Sendable {
+        case line([UInt8])
+        case lagged(missed: Int)
+    }
+
+    fileprivate struct State {
+        var items: [Item] = []
+        var queuedEvents = 0
+        var closed = false
+        var waiter: CheckedContinuation<[Item]?, Never>?
+    }
+
+    let eventLimit: Int
+    private let state = Mutex(State())
+
+    init(eventLimit: Int) { self.eventLimit = eventLimit }
+
+    /// Queues a reply or another line that must not be dropped.
+    func pushReply(_ line: [UInt8]) { push(.line(line), isEvent: false) }
+
+    /// Queues an event line, or counts it as missed when the queue is full.
+    func pushEvent(_ line: [UInt8]) { push(.line(line), isEvent: true) }
+
+    private func push(_ item: Item, isEvent: Bool) {
+        let wake: (CheckedContinuation<[Item]?, Never>, [Item])? = state.withLock { state -> (CheckedContinuation<[Item]?, Never>, [Item])? in
+            guard !state.closed else { return nil }
+            if isEvent {
+                if state.queuedEvents >= eventLimit {
+                    if case .lagged(let missed)? = state.items.last {
+                        state.items[state.items.count - 1] = .lagged(missed: missed + 1)
+                    } else {
+                        state.items.append(.lagged(missed: 1))
+                    }
+                    return nil
+                }
+                state.queuedEvents += 1
+            }
+            state.items.append(item)
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return (waiter, state.takeAll())
+        }
+        if let (waiter, items) = wake { waiter.resume(returning: items) }
+    }
+
+    /// Everything queued, waiting until something is; nil once closed and drained.
+    func next() async -> [Item]? {
+        await withCheckedContinuation { continuation in
+            let ready: [Item]?? = state.withLock { state in
+                if !state.items.isEmpty { return .some(state.takeAll()) }
+                if state.closed { return .some(nil) }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// No more pushes are accepted; the writer drains what is queued, then `next` returns nil.
+    func close() {
+        let waiter: CheckedContinuation<[Item]?, Never>? = state.withLock { state in
+            state.closed = true
+            let waiter = state.waiter
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// The line that stands for a gap of `missed` events.
+    static func laggedLine(bootId: String, missed: Int) -> [UInt8] {
+        EventEnvelope(bootId: bootId, seq: nil, type: EventType.eventsLagged, time: Timestamp.rfc3339(Timestamp.nowMs()),
+                      data: ["missed": .number(Double(missed))]).line()
+    }
+}
+
+extension OutboundQueue.State {
+    fileprivate mutating func takeAll() -> [OutboundQueue.Item] {
+        let taken = items
+        items = []
+        queuedEvents = 0
+        return taken
+    }
+}

@@ -1,0 +1,72 @@
+import IPCProtocol
+import JSONValue
+
+/// Typed access to a request's `params`, with `-32602 Invalid params` errors that name the field.
+struct Params {
+    let members: [String: JSONValue]
+
+    init(_ params: JSONValue?) throws(RPCError) {
+        switch params {
+        case nil, .null?: members = [:]
+        case .object(let object)?: members = object
+        default: throw RPCError.invalidParams("params must be an object")
+        }
+    }
+
+    func string(_ name: String) throws(RPCError) -> String {
+        guard let value = try optionalString(name) else { throw RPCError.invalidParams("'\(name)' is required") }
+        return value
+    }
+
+    func optionalString(_ name: String) throws(RPCError) -> String? {
+        guard let value = members[name], !value.isNull else { return nil }
+        guard let text = value.stringValue ?? (value.doubleValue != nil ? value.idString : nil), !text.isEmpty else {
+            throw RPCError.invalidParams("'\(name)' must be a non-empty string")
+        }
+        return text
+    }
+
+    func number(_ name: String) throws(RPCError) -> Double {
+        guard let value = try optionalNumber(name) else { throw RPCError.invalidParams("'\(name)' is required") }
+        return value
+    }
+
+    func optionalNumber(_ name: String) throws(RPCError) -> Double? {
+        guard let value = members[name], !value.isNull else { return nil }
+        guard let number = value.doubleValue, number.isFinite else { throw RPCError.invalidParams("'\(name)' must be a number") }
+        return number
+    }
+
+    func optionalInt(_ name: String, range: ClosedRange<Int>) throws(RPCError) -> Int? {
+        guard let number = try optionalNumber(name) else { return nil }
+        guard number.rounded() == number, let int = Int(exactly: number), range.contains(int) else {
+            throw RPCError.invalidParams("'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return int
+    }
+
+    func optionalBool(_ name: String) throws(RPCError) -> Bool? {
+        guard let value = members[name], !value.isNull else { return nil }
+        guard let flag = value.boolValue else { throw RPCError.invalidParams("'\(name)' must be true or false") }
+        return flag
+    }
+
+    func oneOf(_ name: String, _ allowed: [String], default fallback: String? = nil) throws(RPCError) -> String {
+        guard let text = try optionalString(name) ?? fallback else { throw RPCError.invalidParams("'\(name)' is required") }
+        guard allowed.contains(text) else {
+            throw RPCError.invalidParams("'\(name)' must be one of \(allowed.joined(separator: ", "))")
+        }
+        return text
+    }
+
+    func optionalStringArray(_ name: String) throws(RPCError) -> [String]? {
+        guard let value = members[name], !value.isNull else { return nil }
+        guard let array = value.arrayValue else { throw RPCError.invalidParams("'\(name)' must be an array of strings") }
+        var strings: [String] = []
+        for element in array {
+            guard let text = element.stringValue else { throw RPCError.invalidParams("'\(name)' must be an array of strings") }
+            strings.append(text)
+        }
+        return strings
+    }
+}

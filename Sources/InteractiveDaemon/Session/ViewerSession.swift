@@ -1,0 +1,21 @@
+import JSONValue
+
+/// Who is watching: a logged-in viewer (with the token the backend gave them) or anonymous.
+struct ViewerSession: Sendable, Equatable {
+    /// The bearer token. Secret: never logged, never in status or events.
+    var token: String?
+    var userId: String?
+    var displayName: String?
+
+    static let anonymous = ViewerSession(token: nil, userId: nil, displayName: nil)
+
+    var isLoggedIn: Bool { token != nil }
+
+    /// The public view of the session (`session.state` and the status board).
+    var publicState: JSONValue {
+        ["loggedIn": .bool(isLoggedIn), "userId": JSONValue(userId), "displayName": JSONValue(displayName)]
+    }
+
+    /// The bucket that answered timelines are kept under.
+    var answeredBucket: String { userId.map { "user:\($0)" } ?? "anonymous" }
+}

@@ -1,0 +1,84 @@
+import CSQLite
+
+/// A failed SQLite call, with SQLite's own message.
+struct SQLiteError: Error, CustomStringConvertible {
+    let code: Int32
+    let message: String
+
+    var description: String { "SQLite error \(code): \(message)" }
+
+    /// The file is not a database or is damaged.
+    var isCorruption: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
+}
+
+/// A minimal SQLite connection. Not thread-safe: it lives inside the `Store` actor, whose
+/// executor is a dedicated queue.
+final class SQLiteDatabase {
+    private let handle: OpaquePointer
+
+    init(path: String) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            throw SQLiteError(code: code, message: message)
+        }
+        handle = db
+        sqlite3_busy_timeout(db, 2000)
+    }
+
+    deinit { sqlite3_close(handle) }
+
+    /// Runs statements that return no rows.
+    func execute(_ sql: String) throws(SQLiteError) {
+        var error: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &error)
+        guard code == SQLITE_OK else {
+            let message = error.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(error)
+            throw SQLiteError(code: code, message: message)
+        }
+    }
+
+    /// Runs one statement with bound parameters; returns its rows, each column as text or nil.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [[String?]] {
+        var statement: OpaquePointer?
+        let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard prepared == SQLITE_OK, let statement else { throw SQLiteError(code: prepared, message: lastMessage) }
+        defer { sqlite3_finalize(statement) }
+        for (offset, parameter) in parameters.enumerated() {
+            let index = Int32(offset + 1)
+            switch parameter {
+            case .null: sqlite3_bind_null(statement, index)
+            case .integer(let value): sqlite3_bind_int64(statement, index, value)
+            case .text(let value): sqlite3_bind_text(statement, index, value, -1, SQLiteDatabase.transient)
+            }
+        }
+        var rows: [[String?]] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw SQLiteError(code: code, message: lastMessage) }
+            let columns = sqlite3_column_count(statement)
+            rows.append((0..<columns).map { column in
+                sqlite3_column_text(statement, column).map { String(cString: $0) }
+            })
+        }
+        return rows
+    }
+
+    private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// SQLITE_TRANSIENT: SQLite copies bound text before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+    case null
+    case integer(Int64)
+    case text(String)
+}

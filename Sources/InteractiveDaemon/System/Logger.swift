@@ -1,0 +1,140 @@
+import CSystemd
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where log records go.
+public enum LogTarget: String, Sendable, CaseIterable {
+    /// The journal when stderr is connected to it (`$JOURNAL_STREAM`), else stderr.
+    case auto
+    case journal
+    case stderr
+}
+
+/// Syslog priorities, as journald's `PRIORITY` field uses them.
+public enum LogPriority: Int, Sendable, Comparable {
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
+
+    public static func < (lhs: LogPriority, rhs: LogPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    var label: String {
+        switch self {
+        case .error: return "error"
+        case .warning: return "warning"
+        case .notice: return "notice"
+        case .info: return "info"
+        case .debug: return "debug"
+        }
+    }
+}
+
+/// `MESSAGE_ID`s of notable events, so that `journalctl MESSAGE_ID=…` finds them.
+public enum LogMessageID: String, Sendable {
+    case started = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a01"
+    case stopping = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a02"
+    case configReloaded = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a03"
+    case configRejected = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a04"
+    case storeCorrupt = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a05"
+    case backendConnected = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a06"
+    case backendDisconnected = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a07"
+    case roomJoined = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a08"
+    case roomLeft = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a09"
+    case overlayShown = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0a"
+    case answerSubmitted = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0b"
+    case clientRejected = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0c"
+}
+
+/// Structured logging: journald fields under systemd, readable lines on stderr otherwise.
+///
+/// Field names are journald's (upper case, `INTERACTIVE_` prefix for ours). Never pass a token
+/// or other secret in a message or a field.
+public struct Logger: Sendable {
+    public let usesJournal: Bool
+    public let minimumPriority: LogPriority
+    private let identifier: String
+
+    public init(target: LogTarget, identifier: String = "interactived", minimumPriority: LogPriority = .info,
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        switch target {
+        case .journal: usesJournal = true
+        case .stderr: usesJournal = false
+        case .auto: usesJournal = Logger.stderrIsJournal(environment["JOURNAL_STREAM"])
+        }
+        self.identifier = identifier
+        self.minimumPriority = minimumPriority
+    }
+
+    public func error(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
+        log(.error, message, fields, id: id)
+    }
+
+    public func warning(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
+        log(.warning, message, fields, id: id)
+    }
+
+    public func notice(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
+        log(.notice, message, fields, id: id)
+    }
+
+    public func info(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
+        log(.info, message, fields, id: id)
+    }
+
+    public func debug(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
+        log(.debug, message, fields, id: id)
+    }
+
+    public func log(_ priority: LogPriority, _ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
+        guard priority <= minimumPriority else { return }
+        if usesJournal {
+            sendToJournal(priority, message, fields, id: id)
+        } else {
+            writeLine(priority, message, fields)
+        }
+    }
+
+    private func sendToJournal(_ priority: LogPriority, _ message: String, _ fields: [String: String], id: LogMessageID?) {
+        var entries = ["MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=\(identifier)"]
+        if let id { entries.append("MESSAGE_ID=\(id.rawValue)") }
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { entries.append("\(key)=\(value)") }
+        let buffers = entries.map { Array($0.utf8) }
+        let result = withIOVectors(buffers) { vectors in sd_journal_sendv(vectors.baseAddress, Int32(vectors.count)) }
+        if result < 0 { writeLine(priority, message, fields) }
+    }
+
+    private func withIOVectors<R>(_ buffers: [[UInt8]], _ body: (UnsafeBufferPointer<iovec>) -> R) -> R {
+        let pointers = buffers.map { buffer -> UnsafeMutableRawBufferPointer in
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(buffer.count, 1), alignment: 1)
+            copy.copyBytes(from: buffer)
+            return copy
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        let vectors = zip(pointers, buffers).map { iovec(iov_base: $0.0.baseAddress, iov_len: $0.1.count) }
+        return vectors.withUnsafeBufferPointer(body)
+    }
+
+    private func writeLine(_ priority: LogPriority, _ message: String, _ fields: [String: String]) {
+        var line = "\(Timestamp.rfc3339(Timestamp.nowMs())) \(priority.label) \(message)"
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            let name = key.hasPrefix("INTERACTIVE_") ? String(key.dropFirst("INTERACTIVE_".count)).lowercased() : key.lowercased()
+            line += value.contains(" ") ? " \(name)=\"\(value)\"" : " \(name)=\(value)"
+        }
+        line += "\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// True when `$JOURNAL_STREAM` (`device:inode`) names the file stderr is connected to.
+    static func stderrIsJournal(_ journalStream: String?) -> Bool {
+        guard let journalStream else { return false }
+        let parts = journalStream.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var info = stat()
+        guard fstat(STDERR_FILENO, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+    }
+}

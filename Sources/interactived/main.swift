@@ -1,0 +1,6 @@
+import Foundation
+import InteractiveDaemon
+
+let status = await Daemon.main(arguments: Array(CommandLine.arguments.dropFirst()),
+                               environment: ProcessInfo.processInfo.environment)
+exit(status.rawValue)
