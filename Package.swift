@@ -19,6 +19,7 @@ let package = Package(
             dependencies: ["IPCProtocol", "JSONValue", "CSystemd", "CSQLite", "CInteractiveShims"]
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"]),
+        .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
     ],
