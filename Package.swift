@@ -22,6 +22,8 @@ let package = Package(
         .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
+        // Runs the real binaries: depends on them so `swift test` builds them.
+        .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "JSONValue", "interactived", "interactivectl"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -67,11 +67,6 @@ public enum Daemon {
         let config = await ConfigStore(layers: layers, filePath: configPath, store: store, bus: bus, log: log)
         let settings = await config.settings
         let rooms = await RoomController(bus: bus, log: log)
-        await bus.setStatus("daemon", [
-            "version": .string(interactivedVersion), "pid": .number(Double(getpid())),
-            "startedAt": .string(Timestamp.rfc3339(Timestamp.nowMs())),
-            "store": ["path": .string(store.path), "corruptMovedTo": JSONValue(store.corruptMovedTo)],
-        ])
         if settings.insecureTLS {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }
@@ -98,6 +93,12 @@ public enum Daemon {
             return .unavailable
         }
 
+        await bus.setStatus("daemon", [
+            "version": .string(interactivedVersion), "pid": .number(Double(getpid())),
+            "startedAt": .string(Timestamp.rfc3339(Timestamp.nowMs())),
+            "socket": ["path": JSONValue(listener.path), "activated": .bool(listener.activated)],
+            "store": ["path": .string(store.path), "corruptMovedTo": JSONValue(store.corruptMovedTo)],
+        ])
         let router = RequestRouter(bus: bus, config: config, rooms: rooms, version: interactivedVersion)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: 1024, log: log)

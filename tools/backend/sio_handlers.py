@@ -80,12 +80,13 @@ class SocketHandlers:
             return "invalid token", None
         if auth is not None and "token" in auth:
             tokens.append(auth["token"] if isinstance(auth["token"], str) else "")
-        users = {self._state.user_for_token(t) for t in tokens if t is not None}
+        users = [self._state.user_for_token(t) for t in tokens if t is not None]
         if None in users:
             return "invalid token", None
-        if len(users) > 1:
+        user_ids = {user.userId for user in users if user is not None}
+        if len(user_ids) > 1:
             return "invalid token: the header and auth tokens name different users", None
-        return None, users.pop().userId if users else None
+        return None, user_ids.pop() if user_ids else None
 
     async def connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
         """Check ``x-tenant-id``, ``os`` and the token; refuse with CONNECT_ERROR if wrong."""

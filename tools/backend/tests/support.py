@@ -113,13 +113,20 @@ class Admin:
         self, log: str, count: int = 1, timeout: float = 5.0, **params: Any
     ) -> list[dict[str, Any]]:
         """Poll ``log`` until it holds at least ``count`` matching records."""
+        reply = await self.poll(log, lambda r: len(r["items"]) >= count, timeout, **params)
+        return reply["items"]
+
+    async def poll(
+        self, path: str, predicate: Callable[[Any], bool], timeout: float = 5.0, **params: Any
+    ) -> Any:
+        """GET ``path`` every 50 ms until ``predicate(reply)`` holds; the last reply."""
         deadline = time.monotonic() + timeout
         while True:
-            items = await self.items(log, **params)
-            if len(items) >= count:
-                return items
+            reply = await self.get(path, **params)
+            if predicate(reply):
+                return reply
             if time.monotonic() > deadline:
-                raise AssertionError(f"{log}: {len(items)} of {count} records after {timeout}s")
+                raise AssertionError(f"{path}: condition not met after {timeout}s: {reply}")
             await asyncio.sleep(0.05)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import pytest_asyncio
 
 from support import Admin, BackendProcess, RecordingClient
 
@@ -18,7 +19,7 @@ OVERLAY = {
 }
 
 
-@pytest.fixture
+@pytest_asyncio.fixture
 async def pair(backend: BackendProcess):
     """Two connected clients: ``a`` logged in as alice, ``b`` anonymous."""
     a, b = RecordingClient(backend.base_url), RecordingClient(backend.base_url)
@@ -70,10 +71,7 @@ async def test_disconnect_empties_rooms(backend: BackendProcess, admin: Admin) -
     await client.connect()
     await client.join("m1")
     await client.close()
-    deadline = time.monotonic() + 5
-    while (await admin.get("rooms"))["rooms"] and time.monotonic() < deadline:
-        pass
-    assert (await admin.get("rooms"))["rooms"] == {}
+    await admin.poll("rooms", lambda reply: reply["rooms"] == {})
 
 
 async def test_wrapped_overlay_reaches_only_the_room(pair, admin: Admin) -> None:

@@ -1,0 +1,195 @@
+import Foundation
+import IPCProtocol
+import JSONValue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the package's built executables are (next to the test bundle).
+enum BuiltProducts {
+    static var directory: URL {
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        var folder = executable.deletingLastPathComponent()
+        // On Linux the test binary sits in the build folder itself (…/debug/xPackageTests.xctest).
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("interactived").path),
+              folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        return folder
+    }
+
+    static var daemon: String { directory.appendingPathComponent("interactived").path }
+    static var ctl: String { directory.appendingPathComponent("interactivectl").path }
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+}
+
+/// A temporary folder removed when the test ends.
+final class TemporaryDirectory: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        // Short paths: Unix socket paths are limited to 107 bytes. World-readable so that an
+        // observer test running as nobody can reach the socket.
+        let template = "/tmp/ictest-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        guard mkdtemp(&bytes) != nil else { throw TestFailure("mkdtemp failed") }
+        path = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        chmod(path, 0o755)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The real `interactived` binary, started on a temporary socket and state directory.
+final class DaemonProcess: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    let socketPath: String
+    let stateDirectory: String
+    let notify: NotifySocket
+    let process = Process()
+    private let stderrPipe = Pipe()
+    private let stderrLog = LogCollector()
+
+    /// Starts the daemon and waits for READY=1 on the test's NOTIFY_SOCKET.
+    init(arguments: [String] = [], config: JSONValue? = nil, environment extra: [String: String] = [:],
+         directory: TemporaryDirectory? = nil, waitReady: Bool = true) throws {
+        self.directory = try directory ?? TemporaryDirectory()
+        socketPath = self.directory.path + "/d.sock"
+        stateDirectory = self.directory.path + "/state"
+        notify = try NotifySocket(directory: self.directory.path)
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment.removeValue(forKey: "JOURNAL_STREAM")
+        environment.removeValue(forKey: "LISTEN_FDS")
+        environment.removeValue(forKey: "WATCHDOG_USEC")
+        environment.removeValue(forKey: "WATCHDOG_PID")
+        environment.removeValue(forKey: "INTERACTIVED_SOCKET")
+        for (key, value) in extra { environment[key] = value }
+        var args = ["--socket", socketPath, "--state-directory", stateDirectory, "--log-target", "stderr"]
+        let configPath = self.directory.path + "/config.json"
+        if let config {
+            try Data(config.serialized()).write(to: URL(fileURLWithPath: configPath))
+        }
+        args += ["--config", configPath]
+        args += arguments
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.daemon)
+        process.arguments = args
+        process.environment = environment
+        process.standardError = stderrPipe
+        process.standardOutput = FileHandle.nullDevice
+        let collector = stderrLog
+        stderrPipe.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
+        try process.run()
+        if waitReady {
+            do {
+                try notify.waitFor("READY=1")
+            } catch {
+                throw TestFailure("daemon not ready: \(error)\nstderr:\n\(stderr)")
+            }
+        }
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        stderrPipe.fileHandleForReading.readabilityHandler = nil
+    }
+
+    /// What the daemon wrote to stderr so far.
+    var stderr: String { stderrLog.text }
+
+    func client() throws -> IPCClient { try IPCClient(path: socketPath) }
+
+    /// Sends a signal and, for SIGTERM/SIGINT, waits for the exit (bounded).
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    @discardableResult
+    func stop(timeoutMs: Int = 10_000) throws -> Int32 {
+        signal(SIGTERM)
+        return try waitForExit(timeoutMs: timeoutMs)
+    }
+
+    func waitForExit(timeoutMs: Int = 10_000) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        let exited = DispatchSemaphore(value: 0)
+        let process = self.process
+        DispatchQueue.global().async {
+            process.waitUntilExit()
+            exited.signal()
+        }
+        guard exited.wait(timeout: .now() + deadline.timeIntervalSinceNow) == .success else {
+            throw TestFailure("daemon did not exit within \(timeoutMs) ms")
+        }
+        return process.terminationStatus
+    }
+
+    /// Runs interactivectl against this daemon; returns (status, stdout, stderr).
+    func ctl(_ arguments: [String], stdin: String? = nil, prefix: [String] = []) throws -> CommandResult {
+        try runCommand(prefix + [BuiltProducts.ctl, "--socket", socketPath] + arguments, stdin: stdin)
+    }
+}
+
+/// Collects a child's output from a pipe handler thread.
+final class LogCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ chunk: Data) {
+        lock.lock()
+        data.append(chunk)
+        lock.unlock()
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+struct CommandResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs a command to completion (bounded) and captures its output.
+func runCommand(_ argv: [String], stdin: String? = nil, environment: [String: String]? = nil,
+                timeoutMs: Int = 30_000) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: argv[0].hasPrefix("/") ? argv[0] : "/usr/bin/env")
+    process.arguments = argv[0].hasPrefix("/") ? Array(argv.dropFirst()) : argv
+    if let environment { process.environment = environment }
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    let outLog = LogCollector()
+    let errLog = LogCollector()
+    out.fileHandleForReading.readabilityHandler = { outLog.append($0.availableData) }
+    err.fileHandleForReading.readabilityHandler = { errLog.append($0.availableData) }
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try? input.fileHandleForWriting.close()
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        process.waitUntilExit()
+        done.signal()
+    }
+    guard done.wait(timeout: .now() + .milliseconds(timeoutMs)) == .success else {
+        process.terminate()
+        throw TestFailure("\(argv.joined(separator: " ")) did not finish within \(timeoutMs) ms")
+    }
+    out.fileHandleForReading.readabilityHandler = nil
+    err.fileHandleForReading.readabilityHandler = nil
+    outLog.append(out.fileHandleForReading.readDataToEndOfFile())
+    errLog.append(err.fileHandleForReading.readDataToEndOfFile())
+    return CommandResult(status: process.terminationStatus, stdout: outLog.text, stderr: errLog.text)
+}

@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A NOTIFY_SOCKET of the test's own: receives what the daemon tells the service manager.
+final class NotifySocket: @unchecked Sendable {
+    let path: String
+    private let fd: Int32
+    /// Every datagram received so far (guarded by being used from one test at a time).
+    private(set) var messages: [String] = []
+
+    init(directory: String) throws {
+        path = directory + "/notify.sock"
+        unlink(path)
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard fd >= 0, bound == 0 else { throw TestFailure("cannot bind notify socket \(path)") }
+    }
+
+    deinit { close(fd) }
+
+    /// Waits until a received message contains `needle`; returns that message.
+    @discardableResult
+    func waitFor(_ needle: String, timeoutMs: Int = 10_000) throws -> String {
+        if let seen = messages.first(where: { $0.contains(needle) }) { return seen }
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while Date() < deadline {
+            var pollfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let remaining = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&pollfd, 1, remaining) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { continue }
+            let message = String(decoding: buffer[0..<count], as: UTF8.self)
+            messages.append(message)
+            if message.contains(needle) { return message }
+        }
+        throw TestFailure("no notify message containing \(needle) within \(timeoutMs) ms; got \(messages)")
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import IPCProtocol
+import JSONValue
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// sd_notify, signals, socket activation, journald and configuration handling of the real binary.
+@Suite struct SystemdTests {
+    @Test func notifiesReadyStatusReloadingAndStopping() throws {
+        let daemon = try DaemonProcess()
+        let ready = try daemon.notify.waitFor("READY=1")
+        #expect(ready.contains("STATUS=Listening on"))
+        daemon.signal(SIGHUP)
+        try daemon.notify.waitFor("RELOADING=1")
+        try daemon.notify.waitFor("STATUS=Configuration reloaded")
+        #expect(try daemon.stop() == 0)
+        try daemon.notify.waitFor("STOPPING=1")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+    }
+
+    @Test func watchdogPingsAtHalfTheInterval() throws {
+        let daemon = try DaemonProcess(environment: ["WATCHDOG_USEC": "400000"])
+        try daemon.notify.waitFor("WATCHDOG=1", timeoutMs: 3000)
+    }
+
+    @Test func invalidConfigurationAtStartExits78NamingTheKey() throws {
+        let daemon = try DaemonProcess(config: ["tenant": "t", "httpTimeoutMs": "soon"], waitReady: false)
+        #expect(try daemon.waitForExit() == 78)
+        #expect(daemon.stderr.contains("httpTimeoutMs"))
+        let unknown = try DaemonProcess(config: ["tenent": "t"], waitReady: false)
+        #expect(try unknown.waitForExit() == 78)
+        #expect(unknown.stderr.contains("tenent"))
+    }
+
+    @Test func sighupReloadsTheFileAndKeepsTheOldOneWhenInvalid() throws {
+        let daemon = try DaemonProcess(config: ["tenant": "first"])
+        let client = try daemon.client()
+        _ = try client.call("events.subscribe", ["types": ["config."]])
+        let configURL = URL(fileURLWithPath: daemon.directory.path + "/config.json")
+        try Data(#"{"tenant":"second"}"#.utf8).write(to: configURL)
+        daemon.signal(SIGHUP)
+        let changed = try #require(try client.nextEvent(timeoutMs: 5000))
+        #expect(changed.type == "config.changed")
+        #expect(changed.data["tenant"] == "second")
+        try Data(#"{"tenant": 5}"#.utf8).write(to: configURL)
+        daemon.signal(SIGHUP)
+        try daemon.notify.waitFor("Configuration not reloaded")
+        #expect(try client.call("config.get")["tenant"] == "second")
+    }
+
+    @Test func runtimeConfigurationPersistsAndFlagsWin() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let daemon = try DaemonProcess(directory: directory)
+            _ = try daemon.client().call("config.set", ["tenant": "kept", "os": "linuxstb", "reconnect": ["capMs": 9000]])
+            #expect(try daemon.stop() == 0)
+        }
+        let again = try DaemonProcess(arguments: ["--os", "fromflag"], directory: directory)
+        let config = try again.client().call("config.get")
+        #expect(config["tenant"] == "kept")
+        #expect(config["os"] == "fromflag")
+        #expect(config["reconnect"] == ["baseMs": 500, "capMs": 9000, "factor": 2])
+        // null drops the runtime value.
+        let dropped = try again.client().call("config.set", ["tenant": nil])
+        #expect(dropped["tenant"] == .null)
+        #expect(throws: IPCClientError.self) { try again.client().call("config.set", ["stateDirectory": "/x"]) }
+        #expect(throws: IPCClientError.self) { try again.client().call("config.set", ["environment": "moon"]) }
+    }
+
+    @Test func socketActivation() throws {
+        let directory = try TemporaryDirectory()
+        let socketPath = directory.path + "/activated.sock"
+        let notify = try NotifySocket(directory: directory.path)
+        let activator = Process()
+        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        activator.arguments = ["-l", socketPath, "--setenv=NOTIFY_SOCKET=\(notify.path)",
+                               BuiltProducts.daemon, "--state-directory", directory.path + "/state",
+                               "--log-target", "stderr", "--config", directory.path + "/none.json"]
+        activator.standardError = FileHandle.nullDevice
+        try activator.run()
+        defer {
+            activator.terminate()
+            activator.waitUntilExit()
+        }
+        // systemd-socket-activate creates the socket before exec'ing anything: wait for it.
+        let deadline = Date().addingTimeInterval(10)
+        var client: IPCClient?
+        while client == nil, Date() < deadline {
+            client = try? IPCClient(path: socketPath)
+            if client == nil { usleep(20_000) }
+        }
+        let connected = try #require(client)
+        let status = try connected.call("daemon.status", timeoutMs: 10_000)
+        #expect(status["daemon"]?["socket"]?["activated"] == true)
+        try notify.waitFor("READY=1")
+    }
+
+    @Test func journaldGetsStructuredFieldsAndNoSecrets() throws {
+        let journal = try Journald.ensureRunning()
+        _ = journal
+        let daemon = try DaemonProcess(arguments: ["--log-target", "journal"])
+        let client = try daemon.client()
+        let bootId = try #require(try client.call("daemon.hello", ["client": "j", "protocol": 1])["bootId"]?.stringValue)
+        let secret = "tok-\(UUID().uuidString)"
+        _ = try client.call("session.login", ["token": .string(secret), "userId": "journal-user", "displayName": "J"])
+        try client.send(raw: [UInt8](repeating: UInt8(ascii: "y"), count: (1 << 20) + 10) + [0x0A])
+        _ = try client.nextLine(timeoutMs: 5000)
+        #expect(try daemon.stop() == 0)
+
+        let entries = try Journald.entries(matching: "SYSLOG_IDENTIFIER=interactived", until: { entries in
+            entries.contains { $0["MESSAGE"]?.stringValue?.hasPrefix("Stopping") == true && $0["_PID"]?.stringValue == String(daemon.process.processIdentifier) }
+        })
+        let ours = entries.filter { $0["_PID"]?.stringValue == String(daemon.process.processIdentifier) }
+        let started = try #require(ours.first { $0["INTERACTIVE_BOOT_ID"]?.stringValue == bootId })
+        #expect(started["PRIORITY"] == "5")
+        #expect(started["MESSAGE_ID"]?.stringValue?.count == 32)
+        #expect(ours.contains { $0["INTERACTIVE_USER_ID"] == "journal-user" })
+        #expect(ours.contains { $0["INTERACTIVE_CLIENT_PID"]?.stringValue == String(getpid()) && $0["PRIORITY"] == "4" })
+        #expect(!ours.contains { $0.jsonText.contains(secret) })
+    }
+}
+
+/// A systemd-journald of the test's own (systemd is not PID 1 here).
+enum Journald {
+    static let socket = "/run/systemd/journal/socket"
+
+    /// Starts /lib/systemd/systemd-journald unless one already listens.
+    static func ensureRunning() throws -> Process? {
+        if (try? runCommand(["/usr/bin/pgrep", "-x", "systemd-journal"]))?.status == 0,
+           FileManager.default.fileExists(atPath: socket) {
+            return nil
+        }
+        let journald = Process()
+        journald.executableURL = URL(fileURLWithPath: "/lib/systemd/systemd-journald")
+        journald.standardError = FileHandle.nullDevice
+        journald.standardOutput = FileHandle.nullDevice
+        try journald.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard Date() < deadline else { throw TestFailure("systemd-journald did not create \(socket)") }
+            usleep(20_000)
+        }
+        return journald
+    }
+
+    /// Journal entries matching `match`, polled (bounded) until `until` holds.
+    static func entries(matching match: String, until: ([JSONValue]) -> Bool) throws -> [JSONValue] {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let result = try runCommand(["/usr/bin/journalctl", "--no-pager", "-o", "json", match])
+            let entries = result.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+            if until(entries) { return entries }
+            guard Date() < deadline else { throw TestFailure("journal entries never matched; got \(entries.count)") }
+            usleep(100_000)
+        }
+    }
+}
