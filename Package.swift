@@ -11,8 +11,9 @@ let package = Package(
         .target(name: "IPCProtocol", dependencies: ["JSONValue"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // What Swift cannot call directly: SO_PEERCRED's struct ucred, SO_PEERGROUPS, getgrouplist.
-        .target(name: "CInteractiveShims"),
+        // What Swift cannot call directly: SO_PEERCRED's struct ucred, SO_PEERGROUPS, getgrouplist,
+        // accept4, and libcurl's variadic curl_easy_setopt (one call performs a whole transfer).
+        .target(name: "CInteractiveShims", linkerSettings: [.linkedLibrary("curl")]),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",

@@ -14,7 +14,8 @@ actor Store {
     nonisolated let path: String
     /// Where a damaged store was moved at start, if it was.
     nonisolated let corruptMovedTo: String?
-    private let database: SQLiteDatabase
+    /// The connection; extensions in other files add the queries of their own tables.
+    let database: SQLiteDatabase
 
     private static let schema = """
         CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);

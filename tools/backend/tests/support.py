@@ -141,6 +141,7 @@ class RecordingClient:
         self.connects = 0
         self.disconnect_reasons: list[str] = []
         self.connect_errors: list[Any] = []
+        self._consumed: dict[str, int] = {}
         self._changed = asyncio.Condition()
         self.sio.on("*", self._on_event)
         self.sio.on("connect", self._on_connect)
@@ -196,10 +197,11 @@ class RecordingClient:
         return [payload for event, payload in self.received if event == name]
 
     async def next_event(self, name: str, timeout: float = 5.0) -> Any:
-        """Wait for one more ``name`` event than seen at the call; return its payload."""
-        seen = len(self.events(name))
-        await self.wait_until(lambda: len(self.events(name)) > seen, timeout)
-        return self.events(name)[seen]
+        """The next ``name`` payload not yet returned by this method (waits for it)."""
+        index = self._consumed.get(name, 0)
+        await self.wait_until(lambda: len(self.events(name)) > index, timeout)
+        self._consumed[name] = index + 1
+        return self.events(name)[index]
 
     async def join(self, media_id: str, user_id: str = "u1") -> Any:
         """join-room with the daemon's payload; the ack."""

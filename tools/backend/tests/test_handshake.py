@@ -87,13 +87,3 @@ async def test_known_token_names_the_user(
     finally:
         await client.close()
 
-
-async def test_polling_transport_works_too(backend: BackendProcess, admin: Admin) -> None:
-    client = RecordingClient(backend.base_url)
-    try:
-        await client.connect(transports=("polling",))
-        assert await client.join("m-poll") == {"ok": True}
-        [record] = await admin.items("handshakes", sid=client.sio.get_sid())
-        assert record["transport"] == "polling"
-    finally:
-        await client.close()
