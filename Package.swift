@@ -14,10 +14,16 @@ let package = Package(
         // What Swift cannot call directly: SO_PEERCRED's struct ucred, SO_PEERGROUPS, getgrouplist,
         // accept4, and libcurl's variadic curl_easy_setopt (one call performs a whole transfer).
         .target(name: "CInteractiveShims", linkerSettings: [.linkedLibrary("curl")]),
+        // OpenSSL 3 (libssl, libcrypto) from Debian's libssl-dev.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // C wrappers for the OpenSSL macros Swift cannot call.
+        .target(name: "CSocketIOShims", dependencies: ["COpenSSL"]),
+        // TCP/TLS → WebSocket → Engine.IO → Socket.IO client; no dependency on the daemon.
+        .target(name: "SocketIO", dependencies: ["JSONValue", "COpenSSL", "CSocketIOShims"]),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",
-            dependencies: ["IPCProtocol", "JSONValue", "CSystemd", "CSQLite", "CInteractiveShims"]
+            dependencies: ["IPCProtocol", "JSONValue", "SocketIO", "CSystemd", "CSQLite", "CInteractiveShims"]
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"]),
         .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue"]),

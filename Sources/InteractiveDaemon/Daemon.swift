@@ -66,7 +66,8 @@ public enum Daemon {
         let bus = EventBus(bootId: bootId)
         let config = await ConfigStore(layers: layers, filePath: configPath, store: store, bus: bus, log: log)
         let settings = await config.settings
-        let rooms = await RoomController(bus: bus, log: log)
+        let overlays = OverlayManager(bus: bus, store: store, log: log)
+        let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, settings: settings)
         if settings.insecureTLS {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }
@@ -99,7 +100,7 @@ public enum Daemon {
             "socket": ["path": JSONValue(listener.path), "activated": .bool(listener.activated)],
             "store": ["path": .string(store.path), "corruptMovedTo": JSONValue(store.corruptMovedTo)],
         ])
-        let router = RequestRouter(bus: bus, config: config, rooms: rooms, version: interactivedVersion)
+        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, version: interactivedVersion)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: 1024, log: log)
         let notifier = ServiceNotifier()
@@ -110,6 +111,9 @@ public enum Daemon {
         let serving = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await server.run() }
+                group.addTask {
+                    for await updated in await config.changes() { await rooms.settingsChanged(updated) }
+                }
                 if let interval = notifier.watchdogInterval() {
                     group.addTask { await pingWatchdog(notifier, every: interval / 2) }
                 }
@@ -130,6 +134,7 @@ public enum Daemon {
             break
         }
         let stoppedInTime = await finishes(within: shutdownDeadline) {
+            await rooms.shutdown()
             serving.cancel()
             await serving.value
         }

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import socketio
 from aiohttp import web
@@ -166,7 +167,9 @@ class AdminApi:
         return web.json_response(record)
 
     async def post_fault(self, request: web.Request) -> web.Response:
-        """Set knobs and run the one-shot socket faults; reply with the knobs and what was hit."""
+        """Set knobs and run the socket actions; reply with the knobs, the silenced sockets and,
+        per action run, the sockets it hit (``newlySilenced``, ``released``,
+        ``disconnected``, ``dropped``)."""
         try:
             fault = parse_fault_request(await _body(request))
         except ValueError as exc:
@@ -174,7 +177,7 @@ class AdminApi:
         self._state.faults.apply(fault.settings)
         reply: dict[str, Any] = {}
         if fault.stop_pings is not None:
-            key = "silenced" if fault.stop_pings else "released"
+            key = "newlySilenced" if fault.stop_pings else "released"
             reply[key] = self._silence_all(fault.stop_pings)
         if fault.disconnect:
             reply["disconnected"] = sorted(self._state.sockets)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import socketio
 
@@ -36,7 +37,7 @@ class EmitSpec:
     emit_timestamp: int | None = None
 
     @classmethod
-    def from_json(cls, spec: Mapping[str, Any], extra_keys: tuple[str, ...] = ()) -> "EmitSpec":
+    def from_json(cls, spec: Mapping[str, Any], extra_keys: tuple[str, ...] = ()) -> EmitSpec:
         """Check a spec; ``extra_keys`` are the caller's own keys (e.g. ``room``, ``at``).
 
         Any event name is accepted, so tests can check that the daemon ignores unknown ones."""
@@ -111,7 +112,8 @@ class Emitter:
         sids = self.recipients(room, sid)
         target = sid if sid is not None else room
         await self._sio.emit(spec.event, payload, to=target)
-        log.info("emit %s to %s (%d sockets) from %s", spec.event, target or "all", len(sids), source)
+        log.info("emit %s to %s (%d sockets) from %s",
+                 spec.event, target or "all", len(sids), source)
         return self._state.log("emits").append(
             {
                 "event": spec.event,

@@ -8,8 +8,9 @@ Persistent knobs live in ``Faults`` until changed or reset. ``dropSockets``,
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 _HTTP_STATUS_REPLY = re.compile(r"^http([1-5][0-9][0-9])$")
 

@@ -21,9 +21,10 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .emits import EmitSpec, Emitter
 from .state import User, parse_users

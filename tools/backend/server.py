@@ -17,8 +17,8 @@ import os
 import signal
 import ssl
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import socketio
 from aiohttp import web

@@ -7,7 +7,8 @@ shape: what is missing or odd is listed in the record's ``problems`` so tests ca
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import parse_qs
 
 import socketio

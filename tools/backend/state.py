@@ -9,8 +9,9 @@ from __future__ import annotations
 import copy
 import time
 from collections import deque
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .faults import Faults
 
@@ -45,7 +46,7 @@ class User:
     bet: bool
 
     @classmethod
-    def from_json(cls, token: str, value: Any) -> "User":
+    def from_json(cls, token: str, value: Any) -> User:
         """Build a user from ``{"userId", "displayName"?, "vip"?, "bet"?}``; ValueError if bad."""
         if not isinstance(value, Mapping):
             raise ValueError(f"user {token!r}: expected an object")

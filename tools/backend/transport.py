@@ -45,22 +45,22 @@ class ConnectionRegistry:
     """The open WebSocket connections, by Engine.IO sid."""
 
     def __init__(self) -> None:
-        self._connections: dict[str, "FaultableWebSocket"] = {}
+        self._connections: dict[str, FaultableWebSocket] = {}
 
-    def add(self, connection: "FaultableWebSocket") -> None:
+    def add(self, connection: FaultableWebSocket) -> None:
         """Track a connection once its WebSocket handshake is done."""
         self._connections[connection.eio_sid] = connection
 
-    def remove(self, connection: "FaultableWebSocket") -> None:
+    def remove(self, connection: FaultableWebSocket) -> None:
         """Forget a finished connection."""
         if self._connections.get(connection.eio_sid) is connection:
             del self._connections[connection.eio_sid]
 
-    def get(self, eio_sid: str) -> "FaultableWebSocket | None":
+    def get(self, eio_sid: str) -> FaultableWebSocket | None:
         """The connection of an Engine.IO session, if it uses a WebSocket."""
         return self._connections.get(eio_sid)
 
-    def all(self) -> list["FaultableWebSocket"]:
+    def all(self) -> list[FaultableWebSocket]:
         """Every open connection."""
         return list(self._connections.values())
 

@@ -23,6 +23,7 @@ struct ClientConnection: Sendable {
             await group.waitForAll()
         }
         await router.bus.unsubscribe(connection: context.id)
+        await router.rooms.clientDisconnected(context.id)
         IOReactor.shared.deregister(fd)
         close(fd)
     }

@@ -14,6 +14,7 @@ struct RequestRouter: Sendable {
     let bus: EventBus
     let config: ConfigStore
     let rooms: RoomController
+    let overlays: OverlayManager
     let version: String
 
     /// What a handler produced.
@@ -87,13 +88,66 @@ struct RequestRouter: Sendable {
         case .eventsUnsubscribe:
             await bus.unsubscribe(connection: client.id)
             return .result(["subscribed": false])
-        default:
+        case .roomJoin:
+            let mediaId = try params.string("mediaId")
+            let mode = RoomMode(rawValue: try params.oneOf("mode", ["live", "vod"], default: "live")) ?? .live
+            let fanclub = try params.optionalBool("fanclub") ?? false
+            let timeoutMs = try params.optionalInt("timeoutMs", range: 0...600_000) ?? 10_000
+            return .result(try await rooms.join(mediaId: mediaId, mode: mode, fanclub: fanclub, timeoutMs: timeoutMs))
+        case .roomLeave:
+            return .result(try await rooms.leave())
+        case .playerTime:
+            let seconds = try params.number("seconds")
+            guard seconds >= 0 else { throw RPCError.invalidParams("'seconds' must not be negative") }
+            await rooms.playerTime(seconds)
+            return .result(["seconds": .number(seconds)])
+        case .playerState:
+            let state = try params.oneOf("state", ["playing", "paused", "buffering", "ended"])
+            await rooms.playerState(state: state, position: try params.optionalNumber("position"))
+            return .result(["state": .string(state)])
+        case .playerViewport:
+            guard let width = try params.optionalInt("width", range: 1...100_000),
+                  let height = try params.optionalInt("height", range: 1...100_000) else {
+                throw RPCError.invalidParams("'width' and 'height' are required")
+            }
+            await rooms.playerViewport(width: width, height: height)
+            return .result(["width": .number(Double(width)), "height": .number(Double(height))])
+        case .overlayAttached:
+            try await overlays.attached(try params.string("overlayId"), connection: try claimant(params, client))
+            return .result(["ok": true])
+        case .overlayRendered:
+            let status = try params.oneOf("status", ["loaded", "failed"])
+            let first = try await overlays.rendered(try params.string("overlayId"), loaded: status == "loaded",
+                                                    reason: try params.optionalString("reason"), connection: try claimant(params, client))
+            return .result(["recorded": .bool(first)])
+        case .overlayBridge:
+            let overlayId = try params.string("overlayId")
+            guard let raw = params.members["message"], let message = BridgeMessage(raw) else {
+                throw RPCError.invalidParams("'message' must be {type, data} or the JSON string the template posted")
+            }
+            return .result(try await overlays.bridge(overlayId, message: message, connection: try claimant(params, client)))
+        case .overlayDismiss:
+            try await overlays.dismiss(try params.string("overlayId"))
+            return .result(["ok": true])
+        case .answerConfirm:
+            guard let accept = try params.optionalBool("accept") else { throw RPCError.invalidParams("'accept' is required") }
+            try await overlays.confirm(try params.string("overlayId"), accept: accept)
+            return .result(["ok": true])
+        case .interactiveStatus:
+            return .result(try await rooms.interactiveStatus(mediaId: try params.string("mediaId")))
+        case .leaderboardURL:
+            return .result(try await rooms.leaderboardURL(mediaId: try params.string("mediaId")))
+        case .predictOpen:
             throw RPCError.methodNotFound(request.method)
         }
     }
 
-    /// The methods this build serves.
-    private var implemented: Set<IPCMethod> {
-        [.daemonHello, .daemonStatus, .configGet, .configSet, .sessionLogin, .sessionLogout, .eventsSubscribe, .eventsUnsubscribe]
+    /// The connection that may become an overlay's owner: the caller, unless it said `claim: false`
+    /// (a one-shot tool reporting on a player's behalf).
+    private func claimant(_ params: Params, _ client: ClientContext) throws(RPCError) -> Int? {
+        try params.optionalBool("claim") == false ? nil : client.id
     }
+
+    /// The methods this build serves.
+    private var implemented: Set<IPCMethod> { Set(IPCMethod.allCases).subtracting([.predictOpen]) }
 }

@@ -1,27 +1,59 @@
 import IPCProtocol
 import JSONValue
+import SocketIO
 
-/// The orchestrator: owns the viewer session and the room, and routes backend events to the
-/// overlay and predict managers.
+/// The orchestrator: owns the viewer session, the room and its state machine (none → joining →
+/// joined → left or error), the live connection, and routes what the backend sends to the
+/// overlay and predict managers. Live specifics are in RoomController+Live.swift, VOD in
+/// RoomController+VOD.swift.
 actor RoomController {
-    private let bus: EventBus
-    private let log: Logger
+    let bus: EventBus
+    let log: Logger
+    let store: Store
+    let overlays: OverlayManager
+    var settings: Settings
     private(set) var session = ViewerSession.anonymous
+    var room: Room?
+    /// Callers of `room.join` waiting for the room to settle.
+    private var joinWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
 
-    init(bus: EventBus, log: Logger) async {
+    // Live connection state (RoomController+Live.swift).
+    var socket: SocketIOClient?
+    var socketSettings: LiveSocketSettings?
+    var socketGeneration = 0
+    var socketTasks: [Task<Void, Never>] = []
+    var socketId: String?
+    /// The connection on which join-room was last sent for the current room.
+    var joinSentOnSocket: String?
+
+    /// Tracking of live overlays, if on.
+    var tracker: (any OverlayTracker)?
+    /// The player's video area, once reported.
+    var viewport: (width: Int, height: Int)?
+
+    // VOD state (RoomController+VOD.swift).
+    var vod: VODPlayback?
+
+    init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, settings: Settings) async {
         self.bus = bus
         self.log = log
+        self.store = store
+        self.overlays = overlays
+        self.settings = settings
         await bus.setStatus("session", session.publicState)
         await bus.setStatus("room", .null)
         await bus.setStatus("overlays", .array([]))
-        await bus.setStatus("connection", ["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil])
+        await publishConnection(["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil], event: false)
     }
+
+    // MARK: Session
 
     /// `session.login`: a live room reconnects so that the socket carries the new token.
     func login(token: String, userId: String, displayName: String?) async -> JSONValue {
         session = ViewerSession(token: token, userId: userId, displayName: displayName)
         log.info("Viewer logged in", ["INTERACTIVE_USER_ID": userId])
-        await bus.publish(EventType.sessionState, session.publicState, section: "session", status: session.publicState)
+        await sessionChanged()
         return session.publicState
     }
 
@@ -30,7 +62,162 @@ actor RoomController {
         let previous = session.userId
         session = .anonymous
         log.info("Viewer logged out", previous.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
-        await bus.publish(EventType.sessionState, session.publicState, section: "session", status: session.publicState)
+        await sessionChanged()
         return session.publicState
+    }
+
+    private func sessionChanged() async {
+        await bus.publish(EventType.sessionState, session.publicState, section: "session", status: session.publicState)
+        await overlays.setContext(roomContext)
+        if let room, room.mode == .live, room.state != .left {
+            await reconnectLive(reason: "new login")
+        }
+    }
+
+    // MARK: Room
+
+    /// `room.join`. Live: waits up to `timeoutMs` for the server room; VOD: until the scenario loaded.
+    func join(mediaId: String, mode: RoomMode, fanclub: Bool, timeoutMs: Int) async throws(RPCError) -> JSONValue {
+        let missing = mode == .live ? settings.missingForLive : settings.missingForVOD
+        guard missing.isEmpty else {
+            throw RPCError.daemon(.notConfigured, "\(mode.rawValue) mode needs configuration: \(missing.joined(separator: ", "))",
+                                  extra: ["missing": .array(missing.map(JSONValue.string))])
+        }
+        if var current = room, current.mediaId == mediaId, current.mode == mode, current.isActive {
+            if current.fanclub != fanclub {
+                current.fanclub = fanclub
+                room = current
+                await setRoom(current)
+            }
+        } else {
+            if let current = room, current.isActive { await leaveRoom(current, nextMode: mode) }
+            let fresh = Room(mediaId: mediaId, mode: mode, fanclub: fanclub, state: .joining, error: nil)
+            await setRoom(fresh)
+            log.info("Joining room", ["INTERACTIVE_MEDIA_ID": mediaId, "INTERACTIVE_MODE": mode.rawValue])
+            switch mode {
+            case .live: await startLive()
+            case .vod: await startVOD()
+            }
+        }
+        await waitForRoom(timeoutMs: mode == .live ? timeoutMs : nil)
+        guard let room, room.mediaId == mediaId else { return ["state": "left"] }
+        if room.state == .error, let error = room.error { throw error }
+        return ["state": .string(room.state.rawValue), "mediaId": .string(mediaId), "mode": .string(mode.rawValue)]
+    }
+
+    /// `room.leave`: leaves and hides every overlay.
+    func leave() async throws(RPCError) -> JSONValue {
+        guard let current = room, current.isActive else { throw RPCError.daemon(.noRoom, "no room is joined") }
+        await leaveRoom(current, nextMode: nil)
+        return ["state": "left", "mediaId": .string(current.mediaId)]
+    }
+
+    private func leaveRoom(_ current: Room, nextMode: RoomMode?) async {
+        log.info("Leaving room", ["INTERACTIVE_MEDIA_ID": current.mediaId], id: .roomLeft)
+        switch current.mode {
+        case .live: await leaveLive(current, keepSocket: nextMode == .live)
+        case .vod: vod = nil
+        }
+        await overlays.removeAll()
+        var left = current
+        left.state = .left
+        left.error = nil
+        await setRoom(left)
+    }
+
+    /// Publishes a room change, updates the overlay context and wakes `room.join` callers.
+    func setRoom(_ updated: Room) async {
+        let changed = room?.state != updated.state || room?.mediaId != updated.mediaId || room?.fanclub != updated.fanclub
+            || room?.error != updated.error
+        room = updated
+        await overlays.setContext(roomContext)
+        if changed { await bus.publish(EventType.roomState, updated.json, section: "room", status: updated.json) }
+        if updated.state != .joining {
+            for waiter in joinWaiters.values { waiter.resume() }
+            joinWaiters.removeAll()
+        }
+    }
+
+    private func waitForRoom(timeoutMs: Int?) async {
+        guard room?.state == .joining else { return }
+        let id = nextWaiter
+        nextWaiter += 1
+        let timer: Task<Void, Never>? = timeoutMs.map { timeout in
+            Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(timeout))
+                await self?.wakeWaiter(id)
+            }
+        }
+        await withCheckedContinuation { joinWaiters[id] = $0 }
+        timer?.cancel()
+    }
+
+    private func wakeWaiter(_ id: Int) { joinWaiters.removeValue(forKey: id)?.resume() }
+
+    var roomContext: RoomContext? {
+        guard let room, room.isActive else { return nil }
+        return RoomContext(mediaId: room.mediaId, mode: room.mode, fanclub: room.fanclub, session: session, settings: settings,
+                           socketId: room.mode == .live ? socketId : nil)
+    }
+
+    // MARK: Configuration
+
+    /// New settings: contexts follow; a live connection whose parameters changed is rebuilt.
+    func settingsChanged(_ updated: Settings) async {
+        settings = updated
+        await overlays.setContext(roomContext)
+        if let room, room.mode == .live, room.isActive, LiveSocketSettings(updated) != socketSettings {
+            await reconnectLive(reason: "configuration changed")
+        }
+    }
+
+    // MARK: Backend queries
+
+    /// `interactive.status`: the backend's interactive status for this viewer and media.
+    func interactiveStatus(mediaId: String) async throws(RPCError) -> JSONValue {
+        let api = try BackendAPI(settings: settings, token: session.token)
+        do {
+            return try await api.interactiveStatus(mediaId: mediaId).reply
+        } catch {
+            throw error.rpcError()
+        }
+    }
+
+    /// `leaderboard.url`: the page for this media, tenant and environment.
+    func leaderboardURL(mediaId: String) throws(RPCError) -> JSONValue {
+        var missing: [String] = []
+        if settings.leaderboardURL == nil { missing.append("leaderboardUrl") }
+        if settings.tenant == nil { missing.append("tenant") }
+        guard let page = settings.leaderboardURL, let tenant = settings.tenant else {
+            throw RPCError.daemon(.notConfigured, "leaderboard.url needs configuration: \(missing.joined(separator: ", "))",
+                                  extra: ["missing": .array(missing.map(JSONValue.string))])
+        }
+        return ["url": .string(URLText.appendingQuery(page, [("mediaId", mediaId), ("tenant", tenant)]))]
+    }
+
+    // MARK: Players
+
+    /// `player.viewport`: the video area, for tracking's clientContext.
+    func playerViewport(width: Int, height: Int) async {
+        viewport = (width, height)
+        await tracker?.updateViewport(width: width, height: height)
+    }
+
+    /// A local connection went away: overlays it owned are hidden.
+    func clientDisconnected(_ connection: Int) async {
+        await overlays.clientDisconnected(connection)
+    }
+
+    /// Stops the room for a daemon shutdown: leaves the live room and closes the connection.
+    func shutdown() async {
+        if let room, room.mode == .live, room.isActive { await leaveLive(room, keepSocket: false) }
+    }
+
+    func publishConnection(_ state: JSONValue, event: Bool = true) async {
+        if event {
+            await bus.publish(EventType.connectionState, state, section: "connection", status: state)
+        } else {
+            await bus.setStatus("connection", state)
+        }
     }
 }

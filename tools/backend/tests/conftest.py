@@ -7,12 +7,11 @@ that they also run with a plain ``pytest`` from any directory.
 from __future__ import annotations
 
 import sys
-from typing import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import aiohttp
 import pytest
 import pytest_asyncio
-
 from support import REPO_ROOT, Admin, BackendProcess
 
 if str(REPO_ROOT) not in sys.path:

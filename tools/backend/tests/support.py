@@ -14,8 +14,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import aiohttp
 import socketio
@@ -90,7 +91,7 @@ class Admin:
         self.base_url = base_url
         self.session = session
 
-    async def get(self, path: str, **params: Any) -> Any:
+    async def get(self, path: str, /, **params: Any) -> Any:
         async with self.session.get(f"{self.base_url}/_admin/{path}", params=params) as reply:
             assert reply.status == 200, await reply.text()
             return await reply.json()
@@ -105,19 +106,20 @@ class Admin:
             assert reply.status == 200, await reply.text()
             return await reply.json()
 
-    async def items(self, log: str, **params: Any) -> list[dict[str, Any]]:
+    async def items(self, log: str, /, **params: Any) -> list[dict[str, Any]]:
         """The records of ``log`` (filters as query parameters)."""
         return (await self.get(log, **params))["items"]
 
     async def wait_items(
-        self, log: str, count: int = 1, timeout: float = 5.0, **params: Any
+        self, log: str, /, count: int = 1, timeout: float = 5.0, **params: Any
     ) -> list[dict[str, Any]]:
         """Poll ``log`` until it holds at least ``count`` matching records."""
         reply = await self.poll(log, lambda r: len(r["items"]) >= count, timeout, **params)
         return reply["items"]
 
     async def poll(
-        self, path: str, predicate: Callable[[Any], bool], timeout: float = 5.0, **params: Any
+        self, path: str, predicate: Callable[[Any], bool], /, timeout: float = 5.0,
+        **params: Any,
     ) -> Any:
         """GET ``path`` every 50 ms until ``predicate(reply)`` holds; the last reply."""
         deadline = time.monotonic() + timeout

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import aiohttp
 import pytest
 import pytest_asyncio
 import socketio
-
 from support import Admin, BackendProcess, RecordingClient
 
 pytestmark = pytest.mark.asyncio
@@ -204,7 +203,8 @@ async def test_stop_pings_makes_the_client_detect_a_dead_connection(
         old_sid = client.sio.get_sid()
         started = time.monotonic()
         reply = await fast_admin.post("fault", {"stopPings": True})
-        assert [hit["sid"] for hit in reply["silenced"]] == [old_sid]
+        assert [hit["sid"] for hit in reply["newlySilenced"]] == [old_sid]
+        assert reply["silenced"] == reply["newlySilenced"]
         sockets = (await fast_admin.get("sockets"))["sockets"]
         assert [s["silenced"] for s in sockets] == [True]
         emitted = await fast_admin.post("emit", {"event": "overlay", "room": "m1",
@@ -245,3 +245,31 @@ async def test_stop_pings_false_releases_a_silenced_socket(
         assert await client.next_event("overlay") == {"n": 1}
     finally:
         await client.close()
+
+
+async def test_a_silenced_connection_stays_open_and_says_nothing(
+    fast_ping_backend: BackendProcess, fast_admin: Admin
+) -> None:
+    """Raw Engine.IO over WebSocket: after stopPings no frame at all arrives, not even a close,
+    for longer than the server's own ping timeout, until the client hangs up."""
+    url = fast_ping_backend.base_url.replace("http", "ws") + "/socket.io/?EIO=4&transport=websocket"
+    headers = {"x-tenant-id": "vtvlive", "os": "linuxstb"}
+    async with aiohttp.ClientSession() as session, session.ws_connect(
+        url, headers=headers, autoping=False
+    ) as ws:
+        opened = await ws.receive_str(timeout=5)
+        assert opened.startswith("0{")
+        await ws.send_str("40")
+        assert (await ws.receive_str(timeout=5)).startswith("40{")
+        assert await ws.receive_str(timeout=5) == "2"  # a PING
+        await ws.send_str("3")  # its PONG
+        await fast_admin.post("fault", {"stopPings": True})
+        silence = 2 * (PING_INTERVAL + PING_TIMEOUT) + 1
+        with pytest.raises(asyncio.TimeoutError):
+            message = await ws.receive(timeout=silence)
+            pytest.fail(f"the silenced server sent {message}")
+        assert not ws.closed
+        # The server's own ping timeout has ended the session meanwhile.
+        await fast_admin.poll("sockets", lambda r: r["sockets"] == [])
+        assert len((await fast_admin.get("fault"))["silenced"]) == 1
+    await fast_admin.poll("fault", lambda r: r["silenced"] == [])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import socketio
-
 from support import Admin, BackendProcess, RecordingClient
 
 pytestmark = pytest.mark.asyncio

@@ -6,7 +6,6 @@ import time
 
 import pytest
 import pytest_asyncio
-
 from support import Admin, BackendProcess, RecordingClient
 
 pytestmark = pytest.mark.asyncio

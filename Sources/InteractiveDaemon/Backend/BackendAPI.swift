@@ -1,0 +1,165 @@
+import IPCProtocol
+import JSONValue
+
+/// Why a REST call gave no usable answer.
+enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No connection or a timeout.
+    case unreachable(String)
+    /// HTTP 401 or 403.
+    case refused(status: Int)
+    /// HTTP 404.
+    case notFound
+    /// Anything that is not the JSON the call expects (HTML error pages, 5xx, another shape).
+    case unexpected(String)
+
+    var description: String {
+        switch self {
+        case .unreachable(let detail): return "backend unreachable: \(detail)"
+        case .refused(let status): return "backend refused the request (HTTP \(status))"
+        case .notFound: return "not found on the backend (HTTP 404)"
+        case .unexpected(let detail): return "unexpected backend reply: \(detail)"
+        }
+    }
+
+    /// The local API error for a method that failed because of this.
+    func rpcError(notFound: DaemonErrorName = .backendUnreachable) -> RPCError {
+        switch self {
+        case .unreachable: return .daemon(.backendUnreachable, description)
+        case .refused: return .daemon(.backendRefused, description)
+        case .notFound: return .daemon(notFound, description)
+        case .unexpected: return .daemon(notFound == .scenarioUnavailable ? .scenarioUnavailable : .backendUnreachable, description)
+        }
+    }
+
+    /// The `answer.result` reason and tracking failure step for an answer that failed because of this.
+    var answerFailure: (reason: String, step: String) {
+        switch self {
+        case .unreachable: return ("network_error", "network")
+        case .refused: return ("api_unauthorized", "api")
+        case .notFound, .unexpected: return ("unknown_response", "api")
+        }
+    }
+}
+
+/// What `POST /api/actions` said.
+enum ActionOutcome: Sendable, Equatable {
+    case success(data: JSONValue)
+    /// `reason` is `api_<code>`, `api_false`, `network_error`, `api_unauthorized` or `unknown_response`.
+    case failure(reason: String, step: String)
+}
+
+/// The Interactive REST API (BACKEND.md, REST), for one tenant and viewer.
+struct BackendAPI: Sendable {
+    let http: HTTPClient
+    let apiURL: String
+    let tenant: String
+    /// The viewer's bearer token, if logged in. Secret: never logged.
+    let token: String?
+
+    init(settings: Settings, token: String?) throws(RPCError) {
+        var missing: [String] = []
+        if settings.apiURL == nil { missing.append("apiUrl") }
+        if settings.tenant == nil { missing.append("tenant") }
+        guard let apiURL = settings.apiURL, let tenant = settings.tenant else {
+            throw RPCError.daemon(.notConfigured, "the backend is not configured", extra: ["missing": .array(missing.map(JSONValue.string))])
+        }
+        http = HTTPClient(options: .init(timeoutMs: settings.httpTimeoutMs, caFile: settings.caFile, insecureTLS: settings.insecureTLS))
+        self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL
+        self.tenant = tenant
+        self.token = token
+    }
+
+    /// `POST /api/actions`.
+    func postAction(_ body: JSONValue) async -> ActionOutcome {
+        let reply: JSONValue
+        do {
+            reply = try await call("POST", "/api/actions", body: body)
+        } catch {
+            let failure = error.answerFailure
+            return .failure(reason: failure.reason, step: failure.step)
+        }
+        guard let success = reply["success"]?.boolValue else { return .failure(reason: "unknown_response", step: "api") }
+        if success { return .success(data: reply["data"] ?? .null) }
+        if let code = reply["code"]?.idString { return .failure(reason: "api_\(code)", step: "api") }
+        return .failure(reason: "api_false", step: "api")
+    }
+
+    /// `GET /api/public/vip-status?mediaId=…`.
+    func vipStatus(mediaId: String) async throws(BackendCallError) -> (vip: Bool, bet: Bool) {
+        let reply = try await call("GET", "/api/public/vip-status?mediaId=\(URLText.queryValue(mediaId))")
+        guard let vip = reply["vip"]?.lenientBool, let bet = reply["bet"]?.lenientBool else {
+            throw .unexpected("vip-status without vip and bet")
+        }
+        return (vip, bet)
+    }
+
+    /// `GET /api/interactive-status/{mediaId}`: the whole reply, and the answered timelines.
+    func interactiveStatus(mediaId: String) async throws(BackendCallError) -> (reply: JSONValue, answered: [String]) {
+        let reply = try await call("GET", "/api/interactive-status/\(URLText.pathSegment(mediaId))")
+        guard let answered = reply["answered"]?.arrayValue else { throw .unexpected("interactive-status without answered") }
+        return (reply, answered.compactMap(\.idString))
+    }
+
+    /// `GET /api/ctc/scenario/v2/vod/{mediaId}/{os}`.
+    func vodScenario(mediaId: String, os: String) async throws(BackendCallError) -> JSONValue {
+        try await call("GET", "/api/ctc/scenario/v2/vod/\(URLText.pathSegment(mediaId))/\(URLText.pathSegment(os))")
+    }
+
+    private func call(_ method: String, _ path: String, body: JSONValue? = nil) async throws(BackendCallError) -> JSONValue {
+        var headers = ["X-TENANT-ID: \(tenant)", "Accept: application/json"]
+        if let token { headers.append("Authorization: Bearer \(token)") }
+        if body != nil { headers.append("Content-Type: application/json") }
+        let response: HTTPResponse
+        do {
+            response = try await http.send(method: method, url: apiURL + path, headers: headers, body: body?.serialized())
+        } catch {
+            throw .unreachable(error.description)
+        }
+        switch response.status {
+        case 200..<300: break
+        case 401, 403: throw .refused(status: response.status)
+        case 404: throw .notFound
+        default: throw .unexpected("HTTP \(response.status)")
+        }
+        do {
+            return try JSONValue.parse(response.body)
+        } catch {
+            throw .unexpected("not JSON (\(error.reason))")
+        }
+    }
+}
+
+/// Percent-encoding for URL parts the daemon builds.
+enum URLText {
+    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+
+    static func pathSegment(_ text: String) -> String { encode(text) }
+    static func queryValue(_ text: String) -> String { encode(text) }
+
+    private static func encode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if unreserved.contains(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    /// `url` with `parameters` added to its query (before any fragment).
+    static func appendingQuery(_ url: String, _ parameters: [(String, String)]) -> String {
+        guard !parameters.isEmpty else { return url }
+        var base = url
+        var fragment = ""
+        if let hash = url.firstIndex(of: "#") {
+            base = String(url[..<hash])
+            fragment = String(url[hash...])
+        }
+        let query = parameters.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
+        let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
+        return base + separator + query + fragment
+    }
+}

@@ -1,0 +1,88 @@
+import JSONValue
+
+/// What an overlay is, by `typeTimeline`.
+enum OverlayKind: String, Sendable {
+    case minigame, predict, lucky
+
+    init(typeTimeline: Int?) {
+        switch typeTimeline {
+        case 3: self = .predict
+        case 5: self = .lucky
+        default: self = .minigame
+        }
+    }
+}
+
+/// An overlay as the backend sent it (`overlay`, `ex-overlay`, or a VOD timeline), normalised.
+///
+/// Both payload shapes are accepted: `{"data":{…overlay…},"_trackingId","_emitTimestamp"}` and
+/// the overlay object itself with `_trackingId`/`_emitTimestamp` inside. Ids may be strings or
+/// numbers; unknown fields stay in `raw`.
+struct IncomingOverlay: Sendable, Equatable {
+    let timelineId: String
+    let kind: OverlayKind
+    let url: String?
+    /// `position.alignment` when it is a whole number from 0 to 8.
+    let location: Int?
+    let widthPct: Double
+    let heightPct: Double
+    /// Seconds; 0 when the overlay has no duration.
+    let durationSec: Int
+    let targets: [String]?
+    let traceLock: Bool
+    let requireVip: Bool
+    let requireBet: Bool
+    let requireFanclub: Bool
+    let betAmount: Double
+    let trackingId: String?
+    let emitTimestamp: Int64?
+    /// The overlay object as received (unwrapped from `data`).
+    let raw: JSONValue
+
+    /// nil when the payload has no timeline id (nothing can be shown or tracked without it).
+    init?(payload: JSONValue) {
+        let overlay: JSONValue
+        if case .object = payload["data"] ?? .null {
+            overlay = payload["data"] ?? .null
+        } else {
+            overlay = payload
+        }
+        guard case .object = overlay, let timelineId = overlay["timelineId"]?.idString else { return nil }
+        self.timelineId = timelineId
+        kind = OverlayKind(typeTimeline: overlay["typeTimeline"]?.lenientDouble.flatMap { Int(exactly: $0) })
+        url = overlay["url"]?.stringValue
+        let position = overlay["position"]
+        if let alignment = position?["alignment"]?.lenientDouble, alignment.rounded() == alignment, (0...8).contains(alignment) {
+            location = Int(alignment)
+        } else {
+            location = nil
+        }
+        widthPct = position?["width"]?.lenientDouble ?? 100
+        heightPct = position?["height"]?.lenientDouble ?? 100
+        durationSec = max(0, overlay["duration"]?.lenientDouble.flatMap { Int(exactly: $0.rounded()) } ?? 0)
+        targets = overlay["targets"]?.arrayValue?.compactMap(\.stringValue)
+        traceLock = overlay["traceLock"]?.lenientBool ?? false
+        requireVip = overlay["requireVip"]?.lenientBool ?? false
+        requireBet = overlay["requireBet"]?.lenientBool ?? false
+        requireFanclub = overlay["requireFanclub"]?.lenientBool ?? false
+        betAmount = overlay["betAmount"]?.lenientDouble ?? 0
+        trackingId = (payload["_trackingId"] ?? overlay["_trackingId"])?.idString
+        emitTimestamp = (payload["_emitTimestamp"] ?? overlay["_emitTimestamp"])?.lenientDouble.flatMap { Int64(exactly: $0.rounded()) }
+        raw = overlay
+    }
+
+    /// Whether the overlay is for this platform (`targets` holds `os` or `all`; no list means all).
+    func isTargeted(os: String?) -> Bool {
+        guard let targets else { return true }
+        return targets.contains("all") || (os.map(targets.contains) ?? false)
+    }
+
+    /// The template URL ready to load: `logged`, `duration` and, for `onlivev2` viewers outside
+    /// the media's fanclub, `fanclub=false`.
+    func templateURL(loggedIn: Bool, tenant: String?, fanclub: Bool) -> String? {
+        guard let url, !url.isEmpty else { return nil }
+        var parameters = [("logged", loggedIn ? "true" : "false"), ("duration", String(durationSec))]
+        if tenant == "onlivev2" && !fanclub { parameters.append(("fanclub", "false")) }
+        return URLText.appendingQuery(url, parameters)
+    }
+}

@@ -1,0 +1,44 @@
+import JSONValue
+
+/// An overlay the players were told to show and that has not been hidden yet.
+struct OnScreenOverlay: Sendable {
+    let overlayId: String
+    let overlay: IncomingOverlay
+    let url: String
+    let shownAt: Int64
+    /// The overlay's `_trackingId` in live mode; nil when untracked (VOD, or none sent).
+    let trackingId: String?
+    /// True once the template said INTERACTIVE_SHOW_ANALYTICS (the player hides its controls).
+    var revealed = false
+    /// The connection that sent `overlay.attached`, else the first that reported on it; its
+    /// disconnection hides the overlay (`player_disconnected`).
+    var owner: Int?
+    /// True once `overlay.rendered` was reported (the first report wins).
+    var renderReported = false
+
+    var kind: OverlayKind { overlay.kind }
+    var timelineId: String { overlay.timelineId }
+
+    var placement: JSONValue {
+        ["location": .number(Double(overlay.location ?? 4)), "widthPct": .number(overlay.widthPct),
+         "heightPct": .number(overlay.heightPct)]
+    }
+
+    /// The `overlay.show` event's data.
+    var showEvent: JSONValue {
+        ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind.rawValue),
+         "url": .string(url), "placement": placement, "durationSec": .number(Double(overlay.durationSec)),
+         "raw": overlay.raw]
+    }
+
+    /// The overlay as `daemon.status` lists it.
+    var status: JSONValue {
+        ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind.rawValue),
+         "url": .string(url), "placement": placement, "durationSec": .number(Double(overlay.durationSec)),
+         "revealed": .bool(revealed), "shownAt": .string(Timestamp.rfc3339(shownAt)),
+         "tracked": .bool(trackingId != nil)]
+    }
+
+    /// Which overlays replace each other: one minigame at a time, one predict/lucky dialog at a time.
+    var slot: String { kind == .minigame ? "minigame" : "dialog" }
+}

@@ -1,0 +1,247 @@
+import IPCProtocol
+import JSONValue
+
+/// Owns what is on screen: decides which overlays are shown (BACKEND.md, Which overlays are
+/// shown), replaces, recalls, expires and hides them, takes the players' reports and the web
+/// bridge, and runs the answer flow (OverlayManager+Answer.swift).
+actor OverlayManager {
+    /// Hide reasons (IPC.md, overlay.hide).
+    enum HideReason: String, Sendable {
+        case replaced = "replaced_by_new_overlay"
+        case recalled
+        case removeAll = "remove_all_view"
+        case interactiveHide = "interactive_hide"
+        case dismissed
+        case expired
+        case playerDisconnected = "player_disconnected"
+    }
+
+    let bus: EventBus
+    let store: Store
+    let log: Logger
+    var tracker: (any OverlayTracker)?
+    private(set) var context: RoomContext?
+    /// On screen, in the order shown.
+    var screen: [OnScreenOverlay] = []
+    /// Timelines the viewer answered for this media (store + the backend's interactive status).
+    var answered: Set<String> = []
+    /// Timelines with an answer in flight.
+    var answering: Set<String> = []
+    /// Bet confirmations waiting for `answer.confirm`, by overlay id.
+    var confirmations: [String: CheckedContinuation<Bool, Never>] = [:]
+    private var expiries: [String: Task<Void, Never>] = [:]
+    private var nextOverlayNumber = 1
+    private let idPrefix = DeviceIdentity.randomHex(bytes: 3)
+
+    init(bus: EventBus, store: Store, log: Logger) {
+        self.bus = bus
+        self.store = store
+        self.log = log
+    }
+
+    /// Tracking for live overlays; nil turns it off.
+    func setTracker(_ tracker: (any OverlayTracker)?) { self.tracker = tracker }
+
+    /// The room the overlays belong to. A new media or viewer reloads the answered timelines.
+    func setContext(_ context: RoomContext?) async {
+        let previous = self.context
+        self.context = context
+        guard let context else {
+            answered = []
+            return
+        }
+        if previous?.mediaId != context.mediaId || previous?.session.answeredBucket != context.session.answeredBucket {
+            do {
+                answered = try await store.answeredTimelines(viewer: context.session.answeredBucket, media: context.mediaId)
+            } catch {
+                log.error("Cannot read answered timelines from the store: \(error)", ["INTERACTIVE_MEDIA_ID": context.mediaId])
+                answered = []
+            }
+        }
+    }
+
+    /// Adds timelines the backend says the viewer answered (interactive status at join).
+    func addAnswered(_ timelines: [String]) { answered.formUnion(timelines) }
+
+    // MARK: Showing
+
+    /// An overlay from the backend (or the VOD clock): shown, or kept off screen with a reason.
+    /// In live mode its tracking session starts here (`received`). Returns the overlay id when shown.
+    @discardableResult
+    func offer(_ overlay: IncomingOverlay, receivedAt: Int64) async -> String? {
+        let trackingId = trackingId(of: overlay)
+        if let trackingId {
+            await tracker?.received(trackingId: trackingId, timelineId: overlay.timelineId, overlayType: overlay.kind.rawValue,
+                                    emitTimestamp: overlay.emitTimestamp, receivedAt: receivedAt)
+        }
+        let os = context?.settings.os
+        let reason: String?
+        if overlay.location == nil || overlay.url?.isEmpty != false {
+            reason = "invalid_overlay_state"
+        } else if !overlay.isTargeted(os: os) {
+            reason = "not_targeted"
+        } else if answered.contains(overlay.timelineId) {
+            reason = "already_interacted"
+        } else if screen.contains(where: { $0.timelineId == overlay.timelineId }) {
+            reason = "already_on_screen"
+        } else {
+            reason = nil
+        }
+        if let reason {
+            log.info("Overlay kept off screen: \(reason)", fields(overlay))
+            if let trackingId { await tracker?.keptOffScreen(trackingId: trackingId, reason: reason) }
+            return nil
+        }
+        return await show(overlay)
+    }
+
+    private func show(_ overlay: IncomingOverlay) async -> String? {
+        guard let context, let url = overlay.templateURL(loggedIn: context.session.isLoggedIn, tenant: context.settings.tenant,
+                                                         fanclub: context.fanclub) else { return nil }
+        let slot = overlay.kind == .minigame ? "minigame" : "dialog"
+        for old in screen where old.slot == slot { await hide(old.overlayId, reason: .replaced) }
+        let overlayId = "ov-\(idPrefix)-\(nextOverlayNumber)"
+        nextOverlayNumber += 1
+        let record = OnScreenOverlay(overlayId: overlayId, overlay: overlay, url: url, shownAt: Timestamp.nowMs(),
+                                     trackingId: trackingId(of: overlay))
+        screen.append(record)
+        await bus.publish(EventType.overlayShow, record.showEvent, section: "overlays", status: screenStatus)
+        log.info("Overlay shown", fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .overlayShown)
+        if let trackingId = record.trackingId { await tracker?.shown(trackingId: trackingId) }
+        if overlay.durationSec > 0 {
+            let lifetime = Duration.seconds(overlay.durationSec + 5)
+            expiries[overlayId] = Task { [weak self] in
+                try? await Task.sleep(for: lifetime)
+                guard !Task.isCancelled else { return }
+                await self?.hide(overlayId, reason: .expired)
+            }
+        }
+        return overlayId
+    }
+
+    // MARK: Hiding
+
+    /// Hides one overlay; a revealed one gives the player its controls back.
+    func hide(_ overlayId: String, reason: HideReason) async {
+        guard let index = screen.firstIndex(where: { $0.overlayId == overlayId }) else { return }
+        let record = screen.remove(at: index)
+        expiries.removeValue(forKey: overlayId)?.cancel()
+        confirmations.removeValue(forKey: overlayId)?.resume(returning: false)
+        if let trackingId = record.trackingId { await tracker?.cancelled(trackingId: trackingId, reason: reason.rawValue) }
+        await bus.publish(EventType.overlayHide, ["overlayId": .string(overlayId), "timelineId": .string(record.timelineId),
+                                                  "reason": .string(reason.rawValue)], section: "overlays", status: screenStatus)
+        if record.revealed { await bus.publish(EventType.playerControls, ["visible": true]) }
+        log.info("Overlay hidden: \(reason.rawValue)", fields(record.overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 })
+    }
+
+    /// `recall-overlay`: the backend takes a timeline back.
+    func recall(timelineId: String) async {
+        for record in screen where record.timelineId == timelineId { await hide(record.overlayId, reason: .recalled) }
+    }
+
+    /// Hides everything (leaving or changing rooms).
+    func removeAll() async {
+        for record in screen { await hide(record.overlayId, reason: .removeAll) }
+    }
+
+    /// A player connection went away: overlays it owned are hidden.
+    func clientDisconnected(_ connection: Int) async {
+        for record in screen where record.owner == connection { await hide(record.overlayId, reason: .playerDisconnected) }
+    }
+
+    /// Posts a message into every overlay of a timeline (`overlay.post`).
+    func post(timelineId: String, key: String, data: JSONValue) async {
+        for record in screen where record.timelineId == timelineId { await post(record.overlayId, key: key, data: data) }
+    }
+
+    func post(_ overlayId: String, key: String, data: JSONValue) async {
+        await bus.publish(EventType.overlayPost, ["overlayId": .string(overlayId), "message": ["key": .string(key), "data": data]])
+    }
+
+    // MARK: Player reports
+
+    /// `overlay.attached`: the player attached the web view and started loading. A connection
+    /// that reports with `claim: false` (interactivectl) never becomes the owner.
+    func attached(_ overlayId: String, connection: Int?) async throws(RPCError) {
+        let index = try indexOf(overlayId)
+        if let connection { screen[index].owner = connection }
+        if let trackingId = screen[index].trackingId { await tracker?.attached(trackingId: trackingId, at: Timestamp.nowMs()) }
+    }
+
+    /// `overlay.rendered`: the first report wins.
+    func rendered(_ overlayId: String, loaded: Bool, reason: String?, connection: Int?) async throws(RPCError) -> Bool {
+        let index = try indexOf(overlayId)
+        claimOwner(index, connection)
+        guard !screen[index].renderReported else { return false }
+        screen[index].renderReported = true
+        guard let trackingId = screen[index].trackingId else { return true }
+        if loaded {
+            await tracker?.loaded(trackingId: trackingId, at: Timestamp.nowMs())
+        } else {
+            log.warning("Overlay failed to load: \(reason ?? "no reason given")", ["INTERACTIVE_OVERLAY_ID": overlayId])
+            await tracker?.failed(trackingId: trackingId, reason: reason, at: Timestamp.nowMs())
+        }
+        return true
+    }
+
+    /// `overlay.dismiss`: the viewer closed it.
+    func dismiss(_ overlayId: String) async throws(RPCError) {
+        _ = try indexOf(overlayId)
+        await hide(overlayId, reason: .dismissed)
+    }
+
+    /// `overlay.bridge`: what the template posted.
+    func bridge(_ overlayId: String, message: BridgeMessage, connection: Int?) async throws(RPCError) -> JSONValue {
+        let index = try indexOf(overlayId)
+        claimOwner(index, connection)
+        switch message.kind {
+        case .show?:
+            if !screen[index].revealed {
+                screen[index].revealed = true
+                await bus.publish(EventType.overlayReveal, ["overlayId": .string(overlayId)], section: "overlays", status: screenStatus)
+                await bus.publish(EventType.playerControls, ["visible": false])
+            }
+        case .hide?:
+            await hide(overlayId, reason: .interactiveHide)
+        case .actionReport?:
+            if let url = message.adURL {
+                await bus.publish(EventType.overlayLink, ["overlayId": .string(overlayId), "url": .string(url)])
+                return ["handled": true, "action": "link"]
+            }
+            startAnswer(overlayId: overlayId, answer: message.data)
+            return ["handled": true, "action": "answer"]
+        case .open?, .close?, .ping?:
+            break
+        case nil:
+            log.debug("Unknown bridge message type \(message.type)", ["INTERACTIVE_OVERLAY_ID": overlayId])
+            return ["handled": false]
+        }
+        return ["handled": true]
+    }
+
+    func indexOf(_ overlayId: String) throws(RPCError) -> Int {
+        guard let index = screen.firstIndex(where: { $0.overlayId == overlayId }) else {
+            throw RPCError.daemon(.unknownOverlay, "no overlay \(overlayId) is on screen")
+        }
+        return index
+    }
+
+    /// The first connection that reports on an overlay owns it, unless one attached it.
+    private func claimOwner(_ index: Int, _ connection: Int?) {
+        if screen[index].owner == nil, let connection { screen[index].owner = connection }
+    }
+
+    /// The tracking id of an overlay: live mode only (VOD has no tracking).
+    func trackingId(of overlay: IncomingOverlay) -> String? {
+        context?.mode == .live ? overlay.trackingId : nil
+    }
+
+    var screenStatus: JSONValue { .array(screen.map(\.status)) }
+
+    func fields(_ overlay: IncomingOverlay) -> [String: String] {
+        var fields = ["INTERACTIVE_TIMELINE_ID": overlay.timelineId]
+        if let trackingId = overlay.trackingId { fields["INTERACTIVE_TRACKING_ID"] = trackingId }
+        if let mediaId = context?.mediaId { fields["INTERACTIVE_MEDIA_ID"] = mediaId }
+        return fields
+    }
+}

@@ -1,0 +1,16 @@
+/// Live (server-driven) or VOD (driven by the player's clock).
+enum RoomMode: String, Sendable {
+    case live, vod
+}
+
+/// What the overlay pipeline needs to know about the room it serves.
+struct RoomContext: Sendable, Equatable {
+    var mediaId: String
+    var mode: RoomMode
+    /// The viewer's fanclub membership for this media.
+    var fanclub: Bool
+    var session: ViewerSession
+    var settings: Settings
+    /// The Socket.IO socket id while connected (live).
+    var socketId: String?
+}

@@ -1,0 +1,45 @@
+import JSONValue
+import SocketIO
+
+/// How the daemon's configuration and viewer session become a Socket.IO connection.
+struct LiveSocketSettings: Sendable, Equatable {
+    let url: String
+    let protocolVersion: SocketIOProtocolVersion
+    let reconnect: ReconnectPolicy
+    let tls: TLSOptions
+    let tenant: String
+    let os: String
+
+    /// nil when live mode is not configured (see `Settings.missingForLive`).
+    init?(_ settings: Settings) {
+        guard let url = settings.socketURL, let tenant = settings.tenant, let os = settings.os else { return nil }
+        self.url = url
+        protocolVersion = settings.protocolVersion == "v2" ? .v2 : .v4
+        reconnect = ReconnectPolicy(baseMs: settings.reconnectBaseMs, capMs: settings.reconnectCapMs, factor: settings.reconnectFactor)
+        tls = TLSOptions(caFile: settings.caFile, insecure: settings.insecureTLS)
+        self.tenant = tenant
+        self.os = os
+    }
+
+    var configuration: SocketIOConfiguration {
+        var configuration = SocketIOConfiguration(url: url)
+        configuration.protocolVersion = protocolVersion
+        configuration.reconnect = reconnect
+        configuration.tls = tls
+        return configuration
+    }
+
+    /// Handshake headers and auth for the viewer (BACKEND.md, Handshake). Read again before
+    /// every connection attempt, so a new login applies to the next connection.
+    func credentials(for session: ViewerSession) -> SocketIOCredentials {
+        var headers = ["x-tenant-id": tenant, "os": os]
+        var auth: JSONValue = [:]
+        var query: [String: String] = [:]
+        if let token = session.token {
+            headers["Authorization"] = "Bearer \(token)"
+            auth = ["token": .string(token), "userId": JSONValue(session.userId)]
+            if protocolVersion == .v2 { query["token"] = token }
+        }
+        return SocketIOCredentials(headers: headers, auth: auth, query: query)
+    }
+}

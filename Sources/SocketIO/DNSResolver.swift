@@ -1,0 +1,83 @@
+import Dispatch
+import Glibc
+
+/// One resolved socket address (IPv4 or IPv6), kept as raw `sockaddr` bytes.
+struct SocketAddress: Sendable, Equatable {
+    let family: Int32
+    let bytes: [UInt8]
+
+    /// Calls `body` with the address as a `sockaddr` pointer and its length (nil for no bytes).
+    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R? {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return nil }
+            return body(base.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
+        }
+    }
+
+    /// The numeric form, for log messages.
+    var description: String {
+        var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let ok = withSockAddr { address, length in
+            getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0
+        }
+        guard ok == true else { return "?" }
+        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Host name resolution with getaddrinfo on a dedicated queue, so that the blocking call never
+/// occupies a thread of Swift's cooperative pool.
+enum DNSResolver {
+    private static let queue = DispatchQueue(label: "socketio.dns", attributes: .concurrent)
+
+    /// IPv4 and IPv6 addresses of `host`, in the order getaddrinfo prefers. Cancellation returns
+    /// at once with `CancellationError`; the lookup still finishes in the background.
+    static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
+        let once = Locked<CheckedContinuation<[SocketAddress], any Error>?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[SocketAddress], any Error>) in
+                once.withLock { $0 = continuation }
+                queue.async {
+                    let result = Result { try lookup(host: host, port: port) }
+                    once.withLock { slot in
+                        slot?.resume(with: result)
+                        slot = nil
+                    }
+                }
+            }
+        } onCancel: {
+            once.withLock { slot in
+                slot?.resume(throwing: CancellationError())
+                slot = nil
+            }
+        }
+    }
+
+    private static func lookup(host: String, port: Int) throws -> [SocketAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_protocol = Int32(IPPROTO_TCP)
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0 else {
+            let reason = String(cString: gai_strerror(status))
+            throw SocketIOError.dnsFailed(host: host, reason: reason)
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [SocketAddress] = []
+        var cursor = list
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr,
+               entry.pointee.ai_family == AF_INET || entry.pointee.ai_family == AF_INET6 {
+                let raw = UnsafeRawBufferPointer(start: address, count: Int(entry.pointee.ai_addrlen))
+                let candidate = SocketAddress(family: entry.pointee.ai_family, bytes: Array(raw))
+                if !addresses.contains(candidate) { addresses.append(candidate) }
+            }
+            cursor = entry.pointee.ai_next
+        }
+        guard !addresses.isEmpty else { throw SocketIOError.dnsFailed(host: host, reason: "no address") }
+        return addresses
+    }
+}

@@ -1,0 +1,68 @@
+import JSONValue
+
+/// Lets the application answer a server event that asked for an acknowledgement. Valid only on
+/// the connection the event arrived on.
+public struct SocketIOAckToken: Sendable, Hashable {
+    /// The packet id the server chose.
+    public let id: Int
+    let epoch: Int
+}
+
+/// Arguments with binary attachments.
+///
+/// JSON cannot hold bytes, so binary values are represented the way Socket.IO puts them on the
+/// wire: the JSON arguments hold placeholders `{"_placeholder":true,"num":n}` (see
+/// `SocketIOBinary.placeholder(_:)`) and `attachments[n]` holds the bytes.
+public struct SocketIOPayload: Sendable, Equatable {
+    public var args: [JSONValue]
+    public var attachments: [[UInt8]]
+
+    public init(args: [JSONValue], attachments: [[UInt8]] = []) {
+        self.args = args
+        self.attachments = attachments
+    }
+
+    /// The bytes a placeholder stands for, nil when `value` is not a placeholder of this payload.
+    public func binary(_ value: JSONValue) -> [UInt8]? {
+        guard let index = SocketIOBinary.placeholderIndex(value), attachments.indices.contains(index) else { return nil }
+        return attachments[index]
+    }
+}
+
+/// An event sent by the server.
+public struct SocketIOEvent: Sendable, Equatable {
+    /// The event name (first element of the packet's array).
+    public var name: String
+    /// The arguments after the name, with binary placeholders in place of bytes.
+    public var args: [JSONValue]
+    /// The binary attachments the placeholders refer to.
+    public var attachments: [[UInt8]]
+    /// Present when the server waits for an acknowledgement: pass it to `SocketIOClient.ack`.
+    public var ackToken: SocketIOAckToken?
+
+    public init(name: String, args: [JSONValue], attachments: [[UInt8]] = [], ackToken: SocketIOAckToken? = nil) {
+        self.name = name
+        self.args = args
+        self.attachments = attachments
+        self.ackToken = ackToken
+    }
+
+    /// The bytes a placeholder argument stands for.
+    public func binary(_ value: JSONValue) -> [UInt8]? {
+        SocketIOPayload(args: args, attachments: attachments).binary(value)
+    }
+}
+
+/// Placeholders for binary attachments.
+public enum SocketIOBinary {
+    /// The placeholder for `attachments[index]`, to put anywhere in the JSON arguments.
+    public static func placeholder(_ index: Int) -> JSONValue {
+        ["_placeholder": true, "num": .number(Double(index))]
+    }
+
+    /// The attachment index of a placeholder, nil for any other value.
+    public static func placeholderIndex(_ value: JSONValue) -> Int? {
+        guard value["_placeholder"]?.boolValue == true, let index = value["num"]?.intValue, index >= 0 else { return nil }
+        return index
+    }
+}

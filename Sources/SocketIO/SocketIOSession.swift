@@ -1,0 +1,230 @@
+import JSONValue
+
+/// One connected Socket.IO namespace over one Engine.IO connection: the handshake, the read loop
+/// and packet sending. Created and driven by `SocketIOClient`.
+final class SocketIOSession: Sendable {
+    /// What the server sent before the CONNECT reply, or an acknowledgement.
+    enum Incoming: Sendable {
+        case event(SocketIOEvent)
+        case ack(id: Int, payload: SocketIOPayload)
+    }
+
+    let engine: EngineIOConnection
+    let namespace: String
+    let socketId: String
+    /// Identifies this connection among all connections of the client (for ack tokens).
+    let epoch: Int
+    private let log: @Sendable (SocketIOLogLevel, String) -> Void
+
+    private init(engine: EngineIOConnection, namespace: String, socketId: String, epoch: Int, log: @escaping @Sendable (SocketIOLogLevel, String) -> Void) {
+        self.engine = engine
+        self.namespace = namespace
+        self.socketId = socketId
+        self.epoch = epoch
+        self.log = log
+    }
+
+    /// Connects and joins the namespace. Returns the session and the events the server sent
+    /// before its CONNECT reply, in order. Throws `.connectionRefused` for CONNECT_ERROR (or an
+    /// HTTP 401 upgrade answer).
+    static func open(
+        configuration: SocketIOConfiguration, credentials: SocketIOCredentials, epoch: Int,
+        log: @escaping @Sendable (SocketIOLogLevel, String) -> Void
+    ) async throws -> (SocketIOSession, [Incoming]) {
+        let endpoint = try Endpoint(parsing: configuration.url)
+        guard endpoint.path == "/" else {
+            throw SocketIOError.invalidURL("\(configuration.url): give the server origin only; the path is configured separately")
+        }
+        let namespace = configuration.namespace.isEmpty ? "/" : configuration.namespace
+        let version: EngineIOVersion = configuration.protocolVersion == .v4 ? .v4 : .v3
+        var query = credentials.query.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if version == .v3, let auth = credentials.auth?.objectValue {
+            for key in auth.keys.sorted() where credentials.query[key] == nil {
+                switch auth[key] {
+                case .string(let text): query.append((key, text))
+                case .number: if let text = auth[key]?.idString { query.append((key, text)) }
+                case .bool(let flag): query.append((key, flag ? "true" : "false"))
+                default: continue
+                }
+            }
+        }
+        let headers = credentials.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let engine: EngineIOConnection
+        do {
+            engine = try await EngineIOConnection.open(
+                endpoint: endpoint, path: configuration.path, query: query, headers: headers, version: version,
+                tls: configuration.tls, timeout: configuration.connectTimeout,
+                maxMessageBytes: configuration.maxMessageBytes, log: log)
+        } catch SocketIOError.handshakeFailed(let status, let body) where status == 401 {
+            let parsed = try? JSONValue.parse(Array(body.utf8))
+            let message = parsed?["message"]?.stringValue ?? parsed?.stringValue ?? (body.isEmpty ? "unauthorized" : body)
+            throw SocketIOError.connectionRefused(message: message, data: parsed)
+        }
+        do {
+            var early: [Incoming] = []
+            var assembler = SocketIOBinaryAssembler()
+            let socketId: String
+            switch version {
+            case .v4:
+                try engine.send([.message(SocketIOCodec.encode(SocketIOPacket(type: .connect, namespace: namespace, data: credentials.auth)))])
+                socketId = try await awaitConnect(engine: engine, namespace: namespace, epoch: epoch, assembler: &assembler, early: &early, log: log)
+            case .v3:
+                // The server connects "/" by itself; other namespaces are asked for afterwards.
+                let rootId = try await awaitConnect(engine: engine, namespace: "/", epoch: epoch, assembler: &assembler, early: &early, log: log)
+                if namespace != "/" {
+                    try engine.send([.message(SocketIOCodec.encode(SocketIOPacket(type: .connect, namespace: namespace)))])
+                    _ = try await awaitConnect(engine: engine, namespace: namespace, epoch: epoch, assembler: &assembler, early: &early, log: log)
+                }
+                socketId = rootId.isEmpty ? engine.handshake.sid : rootId
+            }
+            let session = SocketIOSession(engine: engine, namespace: namespace, socketId: socketId, epoch: epoch, log: log)
+            return (session, early)
+        } catch {
+            engine.close()
+            throw error
+        }
+    }
+
+    /// Reads until the CONNECT reply for `namespace`; keeps events that arrive first.
+    private static func awaitConnect(
+        engine: EngineIOConnection, namespace: String, epoch: Int, assembler: inout SocketIOBinaryAssembler,
+        early: inout [Incoming], log: @Sendable (SocketIOLogLevel, String) -> Void
+    ) async throws -> String {
+        while true {
+            let (packet, attachments) = try await nextPacket(engine: engine, assembler: &assembler)
+            guard packet.namespace == namespace else { continue }
+            switch packet.type {
+            case .connect:
+                if engine.version == .v3 { return engine.handshake.sid }
+                guard let sid = packet.data?["sid"]?.stringValue, !sid.isEmpty else {
+                    throw SocketIOError.protocolViolation("CONNECT reply without sid")
+                }
+                return sid
+            case .connectError:
+                throw refusal(packet.data)
+            case .disconnect:
+                throw SocketIOError.connectionRefused(message: "the server disconnected during the handshake", data: packet.data)
+            case .event, .binaryEvent, .ack, .binaryAck:
+                if let incoming = makeIncoming(packet, attachments, epoch: epoch) {
+                    early.append(incoming)
+                    log(.debug, "kept a packet that arrived before the CONNECT reply")
+                }
+            }
+        }
+    }
+
+    /// CONNECT_ERROR data: `{"message": ..., "data": ...}` or a bare string.
+    static func refusal(_ data: JSONValue?) -> SocketIOError {
+        switch data {
+        case .string(let message)?:
+            return .connectionRefused(message: message, data: nil)
+        case .object(let object)?:
+            let message = object["message"]?.stringValue ?? data?.jsonText ?? "refused"
+            return .connectionRefused(message: message, data: object["data"])
+        case let other?:
+            return .connectionRefused(message: other.jsonText, data: other)
+        case nil:
+            return .connectionRefused(message: "refused", data: nil)
+        }
+    }
+
+    /// The next complete packet (with its attachments) from the server.
+    private static func nextPacket(engine: EngineIOConnection, assembler: inout SocketIOBinaryAssembler) async throws -> (SocketIOPacket, [[UInt8]]) {
+        while true {
+            switch try await engine.receive() {
+            case .text(let bytes):
+                if let complete = try assembler.start(try SocketIOCodec.decode(bytes)) { return complete }
+            case .binary(let data):
+                if let complete = try assembler.add(data) { return complete }
+            }
+        }
+    }
+
+    private static func makeIncoming(_ packet: SocketIOPacket, _ attachments: [[UInt8]], epoch: Int) -> Incoming? {
+        guard var array = packet.data?.arrayValue else { return nil }
+        switch packet.type {
+        case .event, .binaryEvent:
+            guard !array.isEmpty, let name = array.removeFirst().stringValue else { return nil }
+            let token = packet.id.map { SocketIOAckToken(id: $0, epoch: epoch) }
+            return .event(SocketIOEvent(name: name, args: array, attachments: attachments, ackToken: token))
+        case .ack, .binaryAck:
+            guard let id = packet.id else { return nil }
+            return .ack(id: id, payload: SocketIOPayload(args: array, attachments: attachments))
+        default:
+            return nil
+        }
+    }
+
+    /// Reads until the connection ends; returns why. `.disconnectedByServer` means the server sent
+    /// DISCONNECT; `.heartbeatTimeout`, `.connectionLost` and others mean the transport broke.
+    func run(
+        onEvent: @escaping @Sendable (SocketIOEvent) -> Void,
+        onAck: @escaping @Sendable (Int, SocketIOPayload) async -> Void
+    ) async -> SocketIOError {
+        await withTaskGroup(of: SocketIOError.self) { group in
+            group.addTask {
+                do {
+                    try await self.engine.heartbeat()
+                    return .heartbeatTimeout
+                } catch {
+                    return SocketIOSession.classify(error)
+                }
+            }
+            group.addTask {
+                await self.readLoop(onEvent: onEvent, onAck: onAck)
+            }
+            let first = await group.next() ?? .connectionLost("ended")
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func readLoop(
+        onEvent: @Sendable (SocketIOEvent) -> Void,
+        onAck: @Sendable (Int, SocketIOPayload) async -> Void
+    ) async -> SocketIOError {
+        var assembler = SocketIOBinaryAssembler()
+        do {
+            while true {
+                let (packet, attachments) = try await SocketIOSession.nextPacket(engine: engine, assembler: &assembler)
+                guard packet.namespace == namespace else { continue }
+                switch packet.type {
+                case .event, .binaryEvent, .ack, .binaryAck:
+                    switch SocketIOSession.makeIncoming(packet, attachments, epoch: epoch) {
+                    case .event(let event)?: onEvent(event)
+                    case .ack(let id, let payload)?: await onAck(id, payload)
+                    case nil: log(.warning, "ignored a malformed \(packet.type) packet")
+                    }
+                case .disconnect:
+                    engine.close()
+                    return .disconnectedByServer
+                case .connect:
+                    log(.debug, "ignored a repeated CONNECT packet")
+                case .connectError:
+                    log(.warning, "ignored CONNECT_ERROR on a connected namespace: \(packet.data?.jsonText ?? "")")
+                }
+            }
+        } catch {
+            return SocketIOSession.classify(error)
+        }
+    }
+
+    private static func classify(_ error: any Error) -> SocketIOError {
+        if let error = error as? SocketIOError { return error }
+        if error is CancellationError { return .disconnectedByClient }
+        return .connectionLost("\(error)")
+    }
+
+    /// Sends one packet and its attachments back to back.
+    func send(_ packet: SocketIOPacket, attachments: [[UInt8]]) throws {
+        var packets: [EngineIOPacket] = [.message(SocketIOCodec.encode(packet))]
+        packets += attachments.map { EngineIOPacket.binary($0) }
+        try engine.send(packets)
+    }
+
+    /// Leaves the namespace (DISCONNECT) and closes the connection.
+    func close() {
+        try? send(SocketIOPacket(type: .disconnect, namespace: namespace), attachments: [])
+        engine.close()
+    }
+}

@@ -1,0 +1,162 @@
+import COpenSSL
+import CSocketIOShims
+
+/// TLS settings of a connection.
+public struct TLSOptions: Sendable, Equatable {
+    /// A PEM bundle of extra trusted CAs, added to the system store.
+    public var caFile: String?
+    /// Skip certificate and host name verification (development only; logged as a warning).
+    public var insecure: Bool
+
+    public init(caFile: String? = nil, insecure: Bool = false) {
+        self.caFile = caFile
+        self.insecure = insecure
+    }
+}
+
+/// One client TLS session over memory BIOs: the transport moves ciphertext between the BIOs and
+/// the socket, so OpenSSL never touches the file descriptor (no SIGPIPE, no blocking).
+/// Used only on its transport's queue.
+final class TLSSession: @unchecked Sendable {
+    let ssl: OpaquePointer
+    private let readBIO: OpaquePointer
+    private let writeBIO: OpaquePointer
+
+    /// Sets up verification against the system store plus `options.caFile`, SNI for DNS names and
+    /// host name (or IP) verification unless `options.insecure`.
+    init(host: String, hostIsIP: Bool, options: TLSOptions) throws(SocketIOError) {
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw .tlsFailed("cannot create a TLS context: \(TLSSession.drainErrors())")
+        }
+        defer { SSL_CTX_free(context) }
+        guard sio_ssl_ctx_set_min_tls12(context) == 1 else {
+            throw .tlsFailed("cannot require TLS 1.2: \(TLSSession.drainErrors())")
+        }
+        sio_ssl_ctx_set_modes(context)
+        if options.insecure {
+            SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        } else {
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+            guard SSL_CTX_set_default_verify_paths(context) == 1 else {
+                throw .tlsFailed("cannot load the system CA store: \(TLSSession.drainErrors())")
+            }
+            if let caFile = options.caFile {
+                guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
+                    throw .tlsFailed("cannot load the CA file \(caFile): \(TLSSession.drainErrors())")
+                }
+            }
+        }
+        guard let ssl = SSL_new(context) else {
+            throw .tlsFailed("cannot create a TLS session: \(TLSSession.drainErrors())")
+        }
+        guard let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw .tlsFailed("cannot create memory BIOs")
+        }
+        SSL_set_bio(ssl, readBIO, writeBIO)
+        SSL_set_connect_state(ssl)
+        self.ssl = ssl
+        self.readBIO = readBIO
+        self.writeBIO = writeBIO
+        if !hostIsIP, sio_ssl_set_sni(ssl, host) != 1 {
+            throw .tlsFailed("cannot set the server name \(host): \(TLSSession.drainErrors())")
+        }
+        if !options.insecure, sio_ssl_set_verify_host(ssl, host, hostIsIP ? 1 : 0) != 1 {
+            throw .tlsFailed("cannot set the expected host \(host): \(TLSSession.drainErrors())")
+        }
+    }
+
+    deinit { SSL_free(ssl) }  // also frees both BIOs
+
+    /// Feeds ciphertext received from the socket.
+    func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        _ = BIO_write(readBIO, base, Int32(bytes.count))
+    }
+
+    /// Takes the ciphertext OpenSSL produced, to be written to the socket.
+    func takeOutput(into out: inout [UInt8]) {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while BIO_ctrl_pending(writeBIO) > 0 {
+            let n = chunk.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
+            guard n > 0 else { break }
+            out.append(contentsOf: chunk[0..<Int(n)])
+        }
+    }
+
+    enum Step {
+        case done(Int)
+        case wantRead
+        case closed
+    }
+
+    /// One SSL_do_handshake step.
+    func handshake() throws(SocketIOError) -> Step {
+        ERR_clear_error()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 { return .done(0) }
+        return try classify(result, during: "handshake")
+    }
+
+    /// One SSL_read into `buffer`.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketIOError) -> Step {
+        ERR_clear_error()
+        let result = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+        if result > 0 { return .done(Int(result)) }
+        return try classify(result, during: "read")
+    }
+
+    /// Encrypts `bytes` into the output BIO (a memory BIO takes everything).
+    func write(_ bytes: [UInt8]) throws(SocketIOError) {
+        var offset = 0
+        while offset < bytes.count {
+            ERR_clear_error()
+            let result = bytes.withUnsafeBytes { raw in
+                SSL_write(ssl, raw.baseAddress.map { $0 + offset }, Int32(raw.count - offset))
+            }
+            guard result > 0 else {
+                let error = SSL_get_error(ssl, result)
+                throw .tlsFailed("write failed (\(error)): \(TLSSession.drainErrors())")
+            }
+            offset += Int(result)
+        }
+    }
+
+    /// Queues a close_notify alert.
+    func shutdown() {
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+    }
+
+    private func classify(_ result: Int32, during step: String) throws(SocketIOError) -> Step {
+        let error = SSL_get_error(ssl, result)
+        switch error {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+            return .wantRead
+        case SSL_ERROR_ZERO_RETURN:
+            return .closed
+        default:
+            let verify = SSL_get_verify_result(ssl)
+            if verify != X509_V_OK {
+                let reason = X509_verify_cert_error_string(verify).map { String(cString: $0) } ?? "error \(verify)"
+                ERR_clear_error()
+                throw .tlsVerificationFailed(reason)
+            }
+            let detail = TLSSession.drainErrors()
+            throw .tlsFailed("\(step) failed (SSL error \(error))" + (detail.isEmpty ? "" : ": \(detail)"))
+        }
+    }
+
+    /// The OpenSSL error queue of this thread as text, emptied.
+    static func drainErrors() -> String {
+        var messages: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,445 @@
+import Dispatch
+import Glibc
+
+/// A connected TCP socket, optionally wrapped in TLS, driven by non-blocking I/O.
+///
+/// All state lives on a private serial queue; readiness comes from DispatchSources (epoll), so no
+/// thread of Swift's cooperative pool ever blocks. One reader at a time calls `read()`; `send` may
+/// be called from anywhere and keeps the order of calls. A failure (peer reset, cancellation of
+/// a pending read, `abort`) closes the socket and fails every later call with the same error.
+final class Transport: @unchecked Sendable {
+    /// Upper bound of bytes queued for sending before the connection is declared broken.
+    static let maxQueuedOutput = 64 << 20
+
+    private let queue: DispatchQueue
+    private let fd: Int32
+    private let readSource: any DispatchSourceRead
+    private let writeSource: any DispatchSourceWrite
+    private var readSuspended = true
+    private var writeSuspended = true
+    private var onReadable: (() -> Void)?
+    private var onWritable: (() -> Void)?
+    private var pendingRead: CheckedContinuation<[UInt8], any Error>?
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var failure: (any Error)?
+    private var closeWhenDrained = false
+    private var tls: TLSSession?
+    private var scratch = [UInt8](repeating: 0, count: 65_536)
+    private var operationCount = 0
+
+    private init(fd: Int32) {
+        self.fd = fd
+        queue = DispatchQueue(label: "socketio.transport")
+        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        let closer = FileDescriptorCloser(fd: fd, sources: 2)
+        readSource.setCancelHandler { closer.sourceCancelled() }
+        writeSource.setCancelHandler { closer.sourceCancelled() }
+        readSource.setEventHandler { [weak self] in self?.readableEvent() }
+        writeSource.setEventHandler { [weak self] in self?.writableEvent() }
+    }
+
+    deinit {
+        // No block on the queue holds `self` any more. Sources must be resumed to be released;
+        // cancelling them closes the descriptor.
+        guard failure == nil else { return }
+        readSource.cancel()
+        writeSource.cancel()
+        if readSuspended { readSource.resume() }
+        if writeSuspended { writeSource.resume() }
+    }
+
+    // MARK: Connecting
+
+    /// Resolves `host`, connects to its addresses in turn (each gets a share of `timeout`) and,
+    /// when `tls` is given, completes the TLS handshake with verification.
+    static func connect(
+        host: String, port: Int, tls: TLSOptions?, hostIsIP: Bool, timeout: Duration,
+        log: @escaping @Sendable (SocketIOLogLevel, String) -> Void
+    ) async throws -> Transport {
+        let deadline = ContinuousClock.now + timeout
+        let addresses = try await DNSResolver.resolve(host: host, port: port)
+        var lastError: any Error = SocketIOError.connectFailed("no address for \(host)")
+        if tls?.insecure == true {
+            log(.warning, "TLS certificate verification is disabled for \(host) (insecure)")
+        }
+        for (index, address) in addresses.enumerated() {
+            try Task.checkCancellation()
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw SocketIOError.timeout("connecting to \(host):\(port)") }
+            let share = remaining / (addresses.count - index)
+            do {
+                let session = try tls.map { options throws(SocketIOError) in
+                    try TLSSession(host: host, hostIsIP: hostIsIP, options: options)
+                }
+                let transport = try await connect(to: address, timeout: share)
+                if let session {
+                    do {
+                        try await transport.startTLS(session)
+                    } catch {
+                        transport.abort(error)
+                        throw error
+                    }
+                }
+                return transport
+            } catch let error as SocketIOError {
+                switch error {
+                case .tlsFailed, .tlsVerificationFailed: throw error
+                default:
+                    log(.debug, "connect to \(address.description) port \(port) failed: \(error)")
+                    lastError = error
+                }
+            }
+        }
+        throw lastError
+    }
+
+    private static func connect(to address: SocketAddress, timeout: Duration) async throws -> Transport {
+        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketIOError.connectFailed("socket(): \(errnoText())") }
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, socklen_t(MemoryLayout<Int32>.size))
+        let transport = Transport(fd: fd)
+        let result = address.withSockAddr { Glibc.connect(fd, $0, $1) } ?? -1
+        if result != 0 && errno != EINPROGRESS {
+            let error = SocketIOError.connectFailed("\(address.description): \(errnoText())")
+            transport.abort(error)
+            throw error
+        }
+        try await transport.waitConnected(timeout: timeout, address: address.description)
+        return transport
+    }
+
+    private func waitConnected(timeout: Duration, address: String) async throws {
+        _ = try await operation { transport in
+            transport.scheduleTimeout(timeout, error: SocketIOError.timeout("TCP connect to \(address)"))
+            transport.awaitWritable {
+                var error: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(transport.fd, SOL_SOCKET, SO_ERROR, &error, &length)
+                if error == 0 {
+                    transport.completeRead(.success([]))
+                } else {
+                    transport.fail(SocketIOError.connectFailed("\(address): \(String(cString: strerror(error)))"))
+                }
+            }
+        }
+    }
+
+    private func startTLS(_ session: TLSSession) async throws {
+        _ = try await operation { transport in
+            transport.tls = session
+            transport.continueHandshake()
+        }
+    }
+
+    private func continueHandshake() {
+        guard let tls, pendingRead != nil else { return }
+        do {
+            while true {
+                let step = try tls.handshake()
+                flushTLSOutput()
+                switch step {
+                case .done:
+                    completeRead(.success([]))
+                    return
+                case .closed:
+                    throw SocketIOError.tlsFailed("the server closed the connection during the handshake")
+                case .wantRead:
+                    switch try receiveRaw() {
+                    case .data(let bytes): bytes.withUnsafeBytes { tls.feed($0) }
+                    case .wouldBlock:
+                        awaitReadable { [unowned self] in self.continueHandshake() }
+                        return
+                    case .endOfStream:
+                        throw SocketIOError.tlsFailed("the server closed the connection during the handshake")
+                    }
+                }
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The next bytes from the peer (plaintext under TLS); an empty array at the end of the stream.
+    /// Cancelling the calling task aborts the transport.
+    func read() async throws -> [UInt8] {
+        try await operation { transport in transport.continueRead() }
+    }
+
+    private func continueRead() {
+        guard pendingRead != nil else { return }
+        do {
+            if let tls {
+                while true {
+                    let step = try scratch.withUnsafeMutableBytes { try tls.read(into: $0) }
+                    flushTLSOutput()
+                    switch step {
+                    case .done(let count):
+                        completeRead(.success(Array(scratch[0..<count])))
+                        return
+                    case .closed:
+                        completeRead(.success([]))
+                        return
+                    case .wantRead:
+                        switch try receiveRaw() {
+                        case .data(let bytes): bytes.withUnsafeBytes { tls.feed($0) }
+                        case .wouldBlock:
+                            awaitReadable { [unowned self] in self.continueRead() }
+                            return
+                        case .endOfStream:
+                            completeRead(.success([]))
+                            return
+                        }
+                    }
+                }
+            } else {
+                switch try receiveRaw() {
+                case .data(let bytes): completeRead(.success(bytes))
+                case .endOfStream: completeRead(.success([]))
+                case .wouldBlock: awaitReadable { [unowned self] in self.continueRead() }
+                }
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private enum RawRead {
+        case data([UInt8])
+        case wouldBlock
+        case endOfStream
+    }
+
+    private func receiveRaw() throws -> RawRead {
+        while true {
+            let n = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { return .data(Array(scratch[0..<n])) }
+            if n == 0 { return .endOfStream }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SocketIOError.connectionLost("read: \(errnoText())")
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Queues `bytes` for sending, in call order. Errors surface through `read()`.
+    func send(_ bytes: [UInt8]) {
+        queue.async { self.enqueue(bytes) }
+    }
+
+    private func enqueue(_ bytes: [UInt8]) {
+        guard failure == nil, !closeWhenDrained else { return }
+        if let tls {
+            do {
+                try tls.write(bytes)
+            } catch {
+                fail(error)
+                return
+            }
+            flushTLSOutput()
+        } else {
+            output.append(contentsOf: bytes)
+            flushOutput()
+        }
+    }
+
+    private func flushTLSOutput() {
+        guard let tls else { return }
+        tls.takeOutput(into: &output)
+        flushOutput()
+    }
+
+    private func flushOutput() {
+        guard failure == nil else { return }
+        if output.count - outputOffset > Transport.maxQueuedOutput {
+            fail(SocketIOError.connectionLost("more than \(Transport.maxQueuedOutput) bytes waiting to be sent"))
+            return
+        }
+        while outputOffset < output.count {
+            let n = output.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress.map { $0 + outputOffset }, raw.count - outputOffset, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                outputOffset += n
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                awaitWritable { [unowned self] in self.flushOutput() }
+                return
+            }
+            fail(SocketIOError.connectionLost("write: \(errnoText())"))
+            return
+        }
+        output.removeAll(keepingCapacity: output.count <= 1 << 20)
+        outputOffset = 0
+        if closeWhenDrained { fail(SocketIOError.connectionLost("closed")) }
+    }
+
+    // MARK: Closing
+
+    /// Sends what is queued (and a TLS close_notify), then closes the socket.
+    func close() {
+        queue.async {
+            guard self.failure == nil, !self.closeWhenDrained else { return }
+            self.closeWhenDrained = true
+            if let tls = self.tls {
+                tls.shutdown()
+                self.flushTLSOutput()
+            } else {
+                self.flushOutput()
+            }
+        }
+    }
+
+    /// Closes the socket at once; a pending read fails with `error`.
+    func abort(_ error: any Error) {
+        queue.async { self.fail(error) }
+    }
+
+    /// Closes the socket after `delay` unless it is closed before.
+    func abort(after delay: Duration, _ error: any Error) {
+        queue.asyncAfter(deadline: .now() + .nanoseconds(delay.nanoseconds)) { [weak self] in
+            self?.fail(error)
+        }
+    }
+
+    // MARK: Queue internals
+
+    /// Runs `start` on the queue with a pending-read slot; the slot's result is returned.
+    private func operation(_ start: @escaping @Sendable (Transport) -> Void) async throws -> [UInt8] {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
+                queue.async {
+                    if let failure = self.failure {
+                        continuation.resume(throwing: failure)
+                        return
+                    }
+                    self.pendingRead = continuation
+                    self.operationCount += 1
+                    start(self)
+                }
+            }
+        } onCancel: {
+            self.abort(CancellationError())
+        }
+    }
+
+    private func completeRead(_ result: Result<[UInt8], any Error>) {
+        let continuation = pendingRead
+        pendingRead = nil
+        continuation?.resume(with: result)
+    }
+
+    private func scheduleTimeout(_ timeout: Duration, error: any Error) {
+        let operation = operationCount
+        queue.asyncAfter(deadline: .now() + .nanoseconds(timeout.nanoseconds)) { [weak self] in
+            guard let self, self.pendingRead != nil, self.operationCount == operation else { return }
+            self.fail(error)
+        }
+    }
+
+    private func awaitReadable(_ handler: @escaping () -> Void) {
+        onReadable = handler
+        if readSuspended {
+            readSuspended = false
+            readSource.resume()
+        }
+    }
+
+    private func awaitWritable(_ handler: @escaping () -> Void) {
+        onWritable = handler
+        if writeSuspended {
+            writeSuspended = false
+            writeSource.resume()
+        }
+    }
+
+    private func readableEvent() {
+        if !readSuspended {
+            readSuspended = true
+            readSource.suspend()
+        }
+        let handler = onReadable
+        onReadable = nil
+        handler?()
+    }
+
+    private func writableEvent() {
+        if !writeSuspended {
+            writeSuspended = true
+            writeSource.suspend()
+        }
+        let handler = onWritable
+        onWritable = nil
+        handler?()
+    }
+
+    /// Marks the transport failed, fails the pending read and closes the descriptor (once).
+    private func fail(_ error: any Error) {
+        guard failure == nil else { return }
+        failure = error
+        onReadable = nil
+        onWritable = nil
+        output = []
+        outputOffset = 0
+        tls = nil
+        completeRead(.failure(error))
+        readSource.cancel()
+        writeSource.cancel()
+        if readSuspended {
+            readSuspended = false
+            readSource.resume()
+        }
+        if writeSuspended {
+            writeSuspended = false
+            writeSource.resume()
+        }
+    }
+}
+
+/// Closes a descriptor once every DispatchSource watching it has been cancelled.
+private final class FileDescriptorCloser: @unchecked Sendable {
+    private let fd: Int32
+    private var remaining: Int
+    private let lock = Locked(())
+
+    init(fd: Int32, sources: Int) {
+        self.fd = fd
+        remaining = sources
+    }
+
+    func sourceCancelled() {
+        let last = lock.withLock { _ -> Bool in
+            remaining -= 1
+            return remaining == 0
+        }
+        if last { _ = Glibc.close(fd) }
+    }
+}
+
+func errnoText() -> String {
+    String(cString: strerror(errno))
+}
+
+extension Duration {
+    /// Whole nanoseconds, clamped at zero (for Dispatch deadlines).
+    var nanoseconds: Int {
+        let (seconds, attoseconds) = components
+        return max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+
+    /// Whole milliseconds.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}
