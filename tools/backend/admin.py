@@ -119,14 +119,14 @@ class AdminApi:
         return web.json_response({"rooms": self._state.rooms.to_json()})
 
     async def get_sockets(self, request: web.Request) -> web.Response:
-        """``{"sockets": [...]}``: the connected Socket.IO sockets."""
+        """``{"items": [...]}``: the connected Socket.IO sockets."""
         sockets = []
         for info in self._state.sockets.values():
             connection = self._connections.get(info.eioSid)
             sockets.append(
                 {**info.to_json(), "silenced": bool(connection and connection.silenced)}
             )
-        return web.json_response({"sockets": sockets})
+        return web.json_response({"items": sockets})
 
     async def get_users(self, request: web.Request) -> web.Response:
         """``{"users": {token: user}}``."""
@@ -211,7 +211,9 @@ class AdminApi:
                 raise ValueError("the body must be a JSON object")
             user_id, media_id = body.get("userId"), body.get("mediaId")
             timeline_ids = body.get("timelineIds", [])
-            if not all(isinstance(v, str) and v for v in (user_id, media_id)):
+            if not (isinstance(user_id, str) and isinstance(media_id, str)) or not (
+                user_id and media_id
+            ):
                 raise ValueError("userId and mediaId must be non-empty strings")
             if not isinstance(timeline_ids, list) or not all(
                 isinstance(t, str) for t in timeline_ids

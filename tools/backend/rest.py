@@ -144,6 +144,8 @@ class RestApi:
         self._state.log("actions").append(
             {
                 "tenant": request.headers.get("X-TENANT-ID"),
+                "authorization": request.headers.get("Authorization"),
+                "contentType": request.headers.get("Content-Type"),
                 "userId": user.userId,
                 "timelineId": body.get("timelineId") if isinstance(body, Mapping) else None,
                 "body": body,

@@ -99,6 +99,8 @@ class Backend:
         self.sio = socketio.AsyncServer(
             async_mode="aiohttp",
             cors_allowed_origins="*",
+            # One event at a time, in arrival order, so the records keep the client's order.
+            async_handlers=False,
             ping_interval=options.ping_interval,
             ping_timeout=options.ping_timeout,
             logger=debug,
@@ -176,6 +178,9 @@ async def serve(options: argparse.Namespace, scenario: Scenario) -> int:
         return 1
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    # A parent may have spawned us with these signals blocked (Swift's Foundation.Process does,
+    # from a dispatch thread); a test peer that cannot be stopped would hang its test run.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     if options.port_file:

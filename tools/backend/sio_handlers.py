@@ -148,7 +148,9 @@ class SocketHandlers:
         media_id = _field(payload, "mediaId")
         info = self._state.sockets.get(sid)
         reply: dict[str, Any] = {"ok": True}
-        if media_id is None or media_id == "" or info is None:
+        if info is None:  # the socket is already gone
+            reply = {"ok": False, "error": "not connected"}
+        elif media_id is None or media_id == "":
             reply = {"ok": False, "error": "mediaId is required"}
         else:
             room = str(media_id)

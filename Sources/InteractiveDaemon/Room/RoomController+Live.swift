@@ -86,6 +86,7 @@ extension RoomController {
         socket = nil
         socketSettings = nil
         socketId = nil
+        socketEverConnected = false
         joinSentOnSocket = nil
         await publishConnection(["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil])
     }
@@ -100,9 +101,16 @@ extension RoomController {
         case .idle:
             return
         case .connecting(let attempt):
-            await publishConnection(["state": "connecting", "attempt": .number(Double(attempt)), "retryInMs": nil, "error": nil])
+            // After a connection was up, a new attempt means it was lost (an immediate retry
+            // skips the reconnecting state).
+            let wasConnected = socketId != nil
+            if wasConnected { await connectionLost() }
+            let state = wasConnected || socketEverConnected ? "reconnecting" : "connecting"
+            await publishConnection(["state": .string(state), "attempt": .number(Double(attempt)), "retryInMs": 0,
+                                     "error": wasConnected ? "connection lost" : nil])
         case .connected(let id):
             socketId = id
+            socketEverConnected = true
             log.notice("Connected to the backend", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
             await publishConnection(["state": "connected", "attempt": 0, "retryInMs": nil, "error": nil, "socketId": .string(id)])
             await overlays.setContext(roomContext)

@@ -24,6 +24,8 @@ actor RoomController {
     var socketGeneration = 0
     var socketTasks: [Task<Void, Never>] = []
     var socketId: String?
+    /// Whether the current client was connected at least once (later attempts are reconnections).
+    var socketEverConnected = false
     /// The connection on which join-room was last sent for the current room.
     var joinSentOnSocket: String?
 
@@ -86,7 +88,6 @@ actor RoomController {
         if var current = room, current.mediaId == mediaId, current.mode == mode, current.isActive {
             if current.fanclub != fanclub {
                 current.fanclub = fanclub
-                room = current
                 await setRoom(current)
             }
         } else {

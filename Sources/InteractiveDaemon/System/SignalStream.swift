@@ -14,6 +14,11 @@ public enum ProcessSignal: Int32, Sendable {
 public enum SignalStream {
     public static func make() -> AsyncStream<ProcessSignal> {
         signal(SIGPIPE, SIG_IGN)
+        // A parent may have started us with these signals blocked; the sources need them delivered.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for kind in [ProcessSignal.terminate, .interrupt, .hangup] { sigaddset(&unblock, kind.rawValue) }
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
         let (stream, continuation) = AsyncStream<ProcessSignal>.makeStream()
         let queue = DispatchQueue(label: "interactived.signals")
         let sources = [ProcessSignal.terminate, .interrupt, .hangup].map { kind -> any DispatchSourceSignal in

@@ -205,7 +205,7 @@ async def test_stop_pings_makes_the_client_detect_a_dead_connection(
         reply = await fast_admin.post("fault", {"stopPings": True})
         assert [hit["sid"] for hit in reply["newlySilenced"]] == [old_sid]
         assert reply["silenced"] == reply["newlySilenced"]
-        sockets = (await fast_admin.get("sockets"))["sockets"]
+        sockets = (await fast_admin.get("sockets"))["items"]
         assert [s["silenced"] for s in sockets] == [True]
         emitted = await fast_admin.post("emit", {"event": "overlay", "room": "m1",
                                                  "payload": {"lost": True}})
@@ -226,7 +226,8 @@ async def test_stop_pings_makes_the_client_detect_a_dead_connection(
         await fast_admin.post("emit", {"event": "overlay", "room": "m1", "payload": {"n": 2}})
         assert await client.next_event("overlay") == {"n": 2}
         [old] = await fast_admin.items("handshakes", sid=old_sid)
-        assert old["disconnectReason"] is not None
+        # The server's ping timeout, unless the client hung up first.
+        assert old["disconnectReason"] in ("ping timeout", "transport close")
     finally:
         await client.close()
 
@@ -270,6 +271,6 @@ async def test_a_silenced_connection_stays_open_and_says_nothing(
             pytest.fail(f"the silenced server sent {message}")
         assert not ws.closed
         # The server's own ping timeout has ended the session meanwhile.
-        await fast_admin.poll("sockets", lambda r: r["sockets"] == [])
+        await fast_admin.poll("sockets", lambda r: r["items"] == [])
         assert len((await fast_admin.get("fault"))["silenced"]) == 1
     await fast_admin.poll("fault", lambda r: r["silenced"] == [])

@@ -54,7 +54,7 @@ async def test_anonymous_viewer_is_accepted_and_recorded(
         assert record["authorization"] is None and record["auth"] is None
         assert record["userId"] is None and record["userAgent"] == "interactived-test"
         assert "EIO=4" in record["query"] and record["transport"] == "websocket"
-        sockets = (await admin.get("sockets"))["sockets"]
+        sockets = (await admin.get("sockets"))["items"]
         assert [(s["sid"], s["userId"], s["tenant"]) for s in sockets] == [(sid, None, "onlivev2")]
     finally:
         await client.close()

@@ -95,6 +95,8 @@ async def test_successful_action_is_recorded_and_counts_as_answered(
     [action] = await admin.items("actions")
     assert action["body"] == ACTION and action["problems"] == [] and action["userId"] == "alice"
     assert action["reply"] == "success" and action["tenant"] == "vtvlive"
+    assert action["authorization"] == "Bearer token-alice"
+    assert action["contentType"] == "application/json"
     async with http.get(f"{backend.base_url}/api/interactive-status/m1",
                         headers=headers()) as reply:
         assert await reply.json() == {"answered": ["tl1"]}

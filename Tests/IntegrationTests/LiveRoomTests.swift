@@ -1,0 +1,140 @@
+import Foundation
+import IPCProtocol
+import JSONValue
+import Testing
+
+/// Live rooms against the reference backend: lifecycle, reconnection, session changes.
+@Suite struct LiveRoomTests {
+    @Test func joinsAfterConnectWithTheHandshakeHeaders() throws {
+        let backend = try ReferenceBackend()
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        try player.subscribe(["room.", "connection."])
+        _ = try player.call("session.login", ["token": "token-alice", "userId": "alice", "displayName": "Alice"])
+        let joined = try player.call("room.join", ["mediaId": "m1", "mode": "live"])
+        #expect(joined["state"] == "joined")
+        #expect(try player.waitForEvent("room.state") { $0["state"] == "joining" }.data["mediaId"] == "m1")
+        try player.waitForEvent("connection.state") { $0["state"] == "connected" }
+        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+
+        let handshake = try #require(try backend.records("handshakes").last)
+        #expect(handshake["tenant"] == "onlivev2")
+        #expect(handshake["os"] == "linuxstb")
+        #expect(handshake["authorization"] == "Bearer token-alice")
+        #expect(handshake["auth"]?["token"] == "token-alice")
+        let joins = try backend.records("room-events", "type=join-room")
+        #expect(joins.count == 1)
+        #expect(joins.first?["payload"] == ["mediaId": "m1", "userId": "alice", "displayName": "Alice", "os": "linuxstb"])
+        #expect(joins.first?["sid"] == handshake["sid"])
+    }
+
+    @Test func anonymousViewerJoinsAndSameMediaIsANoOp() throws {
+        let backend = try ReferenceBackend()
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
+        let handshake = try #require(try backend.records("handshakes").last)
+        #expect(handshake["accepted"] == true)
+        #expect(handshake["authorization"] == nil || handshake["authorization"] == .null)
+        #expect(handshake["userId"] == nil || handshake["userId"] == .null)
+        #expect(try player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
+        #expect(try player.call("daemon.status")["room"]?["fanclub"] == true)
+        #expect(try backend.records("room-events", "type=join-room").count == 1)
+        #expect(try backend.records("handshakes").count == 1)
+    }
+
+    @Test func anotherMediaLeavesTheOldRoomOnTheSameConnection() throws {
+        let backend = try ReferenceBackend()
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        _ = try player.call("room.join", ["mediaId": "m1"])
+        try player.subscribe(["overlay."])
+        try backend.emitOverlay(room: "m1", backend.quiz("tl1"))
+        let shown = try player.waitForEvent("overlay.show")
+        _ = try player.call("room.join", ["mediaId": "m2"])
+        let hidden = try player.waitForEvent("overlay.hide")
+        #expect(hidden.data["overlayId"] == shown.data["overlayId"])
+        #expect(hidden.data["reason"] == "remove_all_view")
+        let events = try backend.waitForRecords("room-events") { items in items.filter { $0["type"] == "join-room" }.count == 2 }
+        #expect(events.map { $0["type"] } == ["join-room", "leave-room", "join-room"])
+        #expect(Set(events.compactMap { $0["sid"] }).count == 1)
+        #expect(events[1]["payload"]?["mediaId"] == "m1")
+    }
+
+    @Test func missingConfigurationNamesTheKeys() throws {
+        let daemon = try DaemonProcess(arguments: ["--tenant", "t"])
+        do {
+            _ = try daemon.client().call("room.join", ["mediaId": "m1"])
+            Issue.record("room.join without configuration succeeded")
+        } catch IPCClientError.rpc(let error) {
+            #expect(error.name == "interactive.NotConfigured")
+            #expect(error.data?["missing"] == ["os", "socketUrl", "apiUrl"])
+        }
+    }
+
+    @Test func loginReconnectsWithTheNewTokenAndJoinsAgain() throws {
+        let backend = try ReferenceBackend()
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        _ = try player.call("room.join", ["mediaId": "m1"])
+        try player.subscribe(["room."])
+        _ = try player.call("session.login", ["token": "token-bob", "userId": "bob", "displayName": "Bob"])
+        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+        let handshakes = try backend.waitForRecords("handshakes") { $0.count == 2 }
+        #expect(handshakes[1]["authorization"] == "Bearer token-bob")
+        let joins = try backend.waitForRecords("room-events", "type=join-room") { $0.count == 2 }
+        #expect(joins[1]["payload"]?["userId"] == "bob")
+        #expect(joins[1]["sid"] == handshakes[1]["sid"])
+        #expect(try backend.admin("GET", "/_admin/sockets")["items"]?.arrayValue?.count ?? -1 <= 1)
+    }
+
+    @Test func transportLossReconnectsAndRejoinsKeepingOverlays() throws {
+        let backend = try ReferenceBackend()
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        _ = try player.call("config.set", ["reconnect": ["baseMs": 50, "capMs": 200]])
+        _ = try player.call("room.join", ["mediaId": "m1"])
+        try player.subscribe(["room.", "overlay.", "connection."])
+        try backend.emitOverlay(room: "m1", backend.quiz("tl1"))
+        try player.waitForEvent("overlay.show")
+        try backend.fault(["dropSockets": true])
+        try player.waitForEvent("room.state") { $0["state"] == "joining" }
+        try player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
+        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+        #expect(try player.call("daemon.status")["overlays"]?.arrayValue?.count == 1)
+        let joins = try backend.waitForRecords("room-events", "type=join-room") { $0.count == 2 }
+        #expect(joins[0]["sid"] != joins[1]["sid"])
+    }
+
+    @Test func refusedConnectionIsBackendRefusedUntilANewLogin() throws {
+        let backend = try ReferenceBackend()
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        _ = try player.call("session.login", ["token": "not-a-token", "userId": "x"])
+        do {
+            _ = try player.call("room.join", ["mediaId": "m1"])
+            Issue.record("joined with a bad token")
+        } catch IPCClientError.rpc(let error) {
+            #expect(error.name == "interactive.BackendRefused")
+        }
+        #expect(try player.call("daemon.status")["room"]?["state"] == "error")
+        try player.subscribe(["room."])
+        _ = try player.call("session.login", ["token": "token-alice", "userId": "alice"])
+        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+    }
+
+    @Test func leaveHidesOverlaysAndSaysLeaveRoom() throws {
+        let backend = try ReferenceBackend()
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        _ = try player.call("room.join", ["mediaId": "m1"])
+        try player.subscribe(["overlay.", "room."])
+        try backend.emitOverlay(room: "m1", backend.quiz("tl1"))
+        try player.waitForEvent("overlay.show")
+        #expect(try player.call("room.leave")["state"] == "left")
+        #expect(try player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
+        try player.waitForEvent("room.state") { $0["state"] == "left" }
+        try backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
+        #expect(throws: IPCClientError.self) { try player.call("room.leave") }
+    }
+}
