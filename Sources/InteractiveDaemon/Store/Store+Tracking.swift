@@ -1,0 +1,63 @@
+import JSONValue
+
+/// Tracking's tables: `pending_acks` (acks until the server took them) and `tracking_sessions`
+/// (open sessions, so that a restart can close them).
+extension Store {
+    /// Stores `ack` (an existing one with its key is kept) and, in the same transaction, the
+    /// session's state; `sessionState` nil means the session finished and its row goes.
+    func savePendingAck(_ ack: PendingAck, sessionState: JSONValue?, at updated: Int64) throws {
+        try database.execute("BEGIN IMMEDIATE")
+        do {
+            try database.query("INSERT OR IGNORE INTO pending_acks (tracking_id, stage, payload, created) VALUES (?, ?, ?, ?)",
+                               [.text(ack.trackingId), .text(ack.stage.rawValue), .text(ack.payload.jsonText),
+                                .integer(ack.created)])
+            try writeTrackingSession(ack.trackingId, state: sessionState, at: updated)
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func deletePendingAck(_ ack: PendingAck) throws {
+        try database.query("DELETE FROM pending_acks WHERE tracking_id = ? AND stage = ?",
+                           [.text(ack.trackingId), .text(ack.stage.rawValue)])
+    }
+
+    /// The stored acks, oldest first; rows that cannot be read are skipped.
+    func pendingAcks() throws -> [PendingAck] {
+        let rows = try database.query("SELECT tracking_id, stage, payload, created FROM pending_acks ORDER BY created, rowid")
+        return rows.compactMap { row in
+            guard row.count == 4, let trackingId = row[0], let stage = row[1].flatMap(TrackingStage.init(rawValue:)),
+                  let text = row[2], let payload = try? JSONValue.parse(text),
+                  let created = row[3].flatMap({ Int64($0) }) else { return nil }
+            return PendingAck(trackingId: trackingId, stage: stage, payload: payload, created: created)
+        }
+    }
+
+    /// Writes an open session's state; nil deletes its row.
+    func saveTrackingSession(_ trackingId: String, state: JSONValue?, at updated: Int64) throws {
+        try writeTrackingSession(trackingId, state: state, at: updated)
+    }
+
+    /// The stored open sessions with their state; rows that cannot be read are skipped.
+    func trackingSessions() throws -> [(trackingId: String, state: JSONValue)] {
+        let rows = try database.query("SELECT tracking_id, state FROM tracking_sessions ORDER BY updated, rowid")
+        return rows.compactMap { row in
+            guard row.count == 2, let trackingId = row[0], let text = row[1],
+                  let state = try? JSONValue.parse(text) else { return nil }
+            return (trackingId, state)
+        }
+    }
+
+    private func writeTrackingSession(_ trackingId: String, state: JSONValue?, at updated: Int64) throws {
+        if let state {
+            try database.query("""
+                INSERT INTO tracking_sessions (tracking_id, state, updated) VALUES (?, ?, ?)
+                ON CONFLICT(tracking_id) DO UPDATE SET state = excluded.state, updated = excluded.updated
+                """, [.text(trackingId), .text(state.jsonText), .integer(updated)])
+        } else {
+            try database.query("DELETE FROM tracking_sessions WHERE tracking_id = ?", [.text(trackingId)])
+        }
+    }
+}

@@ -1,0 +1,332 @@
+import JSONValue
+
+/// Measures each live overlay's life and reports it with `emit-ack` (BACKEND.md "emit-ack
+/// tracking"): one session per `_trackingId`, each stage at most once, a render timeout, and
+/// at-least-once delivery of acks that are stored before they are sent.
+///
+/// Callers never wait for the network: a stage is recorded and its ack queued at once, and
+/// one delivery lane per session sends the session's acks in order.
+actor TrackingService {
+    private let store: Store
+    private let bus: EventBus
+    private let log: Logger
+    private let deviceId: String
+    private var context: ClientContextBase
+    private let renderTimeout: Duration
+    /// How long an emit may stay unacknowledged on a live connection before it counts as delivered.
+    private let ackTimeout: Duration
+    /// Milliseconds since the epoch.
+    private let clock: @Sendable () -> Int64
+
+    private var sessions: [String: TrackingSession] = [:]
+    private var renderTimers: [String: Task<Void, Never>] = [:]
+    /// Recently finished sessions, so that a repeated `received` does not open them again.
+    private var finishedIds: Set<String> = []
+    private var finishedOrder: [String] = []
+    private static let finishedMemory = 1024
+
+    private var outbox = AckOutbox()
+    private var transport: (any AckTransport)?
+    /// Bumped by each `setTransport` and by a drop; lanes of an older connection stop.
+    private var connection = 0
+    /// At most this many sessions are delivered side by side.
+    private static let maxLanes = 8
+    private var deliveredCount = 0
+    private var lastError: String?
+
+    init(store: Store, bus: EventBus, log: Logger, deviceId: String, context: ClientContextBase,
+         renderTimeout: Duration = .seconds(5), ackTimeout: Duration = .seconds(10),
+         clock: @escaping @Sendable () -> Int64 = Timestamp.nowMs) {
+        self.store = store
+        self.bus = bus
+        self.log = log
+        self.deviceId = deviceId
+        self.context = context
+        self.renderTimeout = renderTimeout
+        self.ackTimeout = ackTimeout
+        self.clock = clock
+    }
+
+    // MARK: Start and connection
+
+    /// At daemon start: stored acks are queued for delivery, and sessions left open by the
+    /// previous run (kill -9 included) are closed, with `rendered` `cancelled`
+    /// (`daemon_restart`) when it was not sent.
+    func recoverAfterRestart() async {
+        let storedAcks: [PendingAck]
+        let storedSessions: [(trackingId: String, state: JSONValue)]
+        do {
+            storedAcks = try await store.pendingAcks()
+            storedSessions = try await store.trackingSessions()
+        } catch {
+            note("Cannot read the stored tracking state: \(error)")
+            await publishStatus()
+            return
+        }
+        outbox.prependStored(storedAcks)
+        var closed = 0
+        for (trackingId, state) in storedSessions where sessions[trackingId] == nil {
+            guard let session = TrackingSession(trackingId: trackingId, stored: state), !session.renderedSent else {
+                await persist(trackingId)
+                continue
+            }
+            let outcome = RenderOutcome(status: .cancelled, at: clock(), cancelReason: "daemon_restart")
+            await emit(.rendered, of: session, finishing: true) { $0.renderedFields(outcome, ackSent: $1) }
+            closed += 1
+        }
+        if !storedAcks.isEmpty || !storedSessions.isEmpty {
+            log.info("Tracking recovered \(storedAcks.count) stored acks and \(storedSessions.count) open sessions "
+                     + "(\(closed) closed as daemon_restart)")
+        }
+        startLanes()
+        await publishStatus()
+    }
+
+    /// `nil`: offline, acks wait in the store. A transport: connected, every waiting ack is sent
+    /// (oldest first, in order within each session).
+    func setTransport(_ transport: (any AckTransport)?) async {
+        self.transport = transport
+        connection &+= 1
+        outbox.resetLanes()
+        log.debug(transport == nil ? "Tracking offline; acks are kept" : "Tracking connected; \(outbox.count) acks to send")
+        startLanes()
+        await publishStatus()
+    }
+
+    func updateViewport(width: Int, height: Int) {
+        context.viewportWidth = width
+        context.viewportHeight = height
+    }
+
+    func updateDeviceClass(_ deviceClass: String) {
+        context.deviceClass = deviceClass
+    }
+
+    // MARK: Lifecycle of one overlay
+
+    /// The overlay arrived: opens the session and sends `received`.
+    func received(trackingId: String, timelineId: String, overlayType: String, emitTimestamp: Int64?,
+                  receivedAt: Int64) async {
+        guard sessions[trackingId] == nil, !finishedIds.contains(trackingId) else {
+            log.debug("Tracking session already known; overlay not tracked again", fields(trackingId))
+            return
+        }
+        let session = TrackingSession(trackingId: trackingId, timelineId: timelineId, overlayType: overlayType,
+                                      emitTimestamp: emitTimestamp, receivedAt: receivedAt)
+        await emit(.received, of: session, finishing: false) { $0.receivedFields(ackSent: $1) }
+    }
+
+    /// The overlay is not shown (not_targeted, already_interacted, already_on_screen,
+    /// invalid_overlay_state): `rendered` `cancelled` right after `received`.
+    func keptOffScreen(trackingId: String, reason: String) async {
+        await settleRender(trackingId, RenderOutcome(status: .cancelled, at: clock(), cancelReason: reason))
+    }
+
+    /// The overlay was handed to the players (or the predict/lucky dialog opened): the render
+    /// timer starts.
+    func shown(trackingId: String) async {
+        guard let session = sessions[trackingId], !session.renderedSent, renderTimers[trackingId] == nil else { return }
+        let timeout = renderTimeout
+        renderTimers[trackingId] = Task {
+            do { try await Task.sleep(for: timeout) } catch { return }
+            await self.renderTimedOut(trackingId)
+        }
+    }
+
+    /// A player attached the overlay: the timeline's `attached` and `renderStart`.
+    func attached(trackingId: String, at: Int64) async {
+        guard var session = sessions[trackingId], !session.renderedSent, session.attachedAt == nil else { return }
+        session.attachedAt = at
+        sessions[trackingId] = session
+        await persist(trackingId)
+    }
+
+    /// The overlay loaded: `rendered` `success`; the session stays open for the answer.
+    func loaded(trackingId: String, at: Int64) async {
+        await settleRender(trackingId, RenderOutcome(status: .success, at: at), loadCompleteAt: at)
+    }
+
+    /// The overlay failed to load: `rendered` `failed` (`load_error`, step `render`).
+    func failed(trackingId: String, reason: String?, at: Int64) async {
+        await settleRender(trackingId, RenderOutcome(status: .failed, at: at, failureReason: "load_error",
+                                                     failureStep: "render", detail: reason))
+    }
+
+    /// The overlay went away (replaced, recalled, hidden, dismissed, expired, player gone).
+    /// Before `rendered`: `rendered` `cancelled`. After it: the session ends without a stage,
+    /// unless an answer was sent and its result is still to come.
+    func cancelled(trackingId: String, reason: String) async {
+        guard let session = sessions[trackingId] else { return }
+        guard session.renderedSent else {
+            await settleRender(trackingId, RenderOutcome(status: .cancelled, at: clock(), cancelReason: reason))
+            return
+        }
+        guard !session.awaitsAnswerResult else { return }
+        log.debug("Tracking session ended (\(reason))", fields(trackingId))
+        finish(trackingId)
+        await persist(trackingId)
+        await publishStatus()
+    }
+
+    /// The answer is being submitted: stage `answer`.
+    func answerAttempted(trackingId: String, at: Int64) async {
+        await answer(trackingId, AnswerOutcome(stage: .answer, at: at), finishing: false)
+    }
+
+    /// The backend took the answer: stage `answer-succeeded`; the session ends.
+    func answerSucceeded(trackingId: String, at: Int64) async {
+        await answer(trackingId, AnswerOutcome(stage: .answerSucceeded, at: at), finishing: true)
+    }
+
+    /// The answer failed (`api_<code>`, `api_false`, `network_error`, `unknown_response`):
+    /// stage `answer-failed`; the session ends.
+    func answerFailed(trackingId: String, reason: String, step: String?, at: Int64) async {
+        let outcome = AnswerOutcome(stage: .answerFailed, at: at, failureReason: reason, failureStep: step)
+        await answer(trackingId, outcome, finishing: true)
+    }
+
+    // MARK: Stages
+
+    private func renderTimedOut(_ trackingId: String) async {
+        renderTimers[trackingId] = nil
+        await settleRender(trackingId, RenderOutcome(status: .timeout, at: clock(), failureReason: "timeout"))
+    }
+
+    /// Sends `rendered` once; any status but success ends the session.
+    private func settleRender(_ trackingId: String, _ outcome: RenderOutcome, loadCompleteAt: Int64? = nil) async {
+        guard var session = sessions[trackingId], !session.renderedSent else { return }
+        if let loadCompleteAt { session.loadCompleteAt = loadCompleteAt }
+        renderTimers.removeValue(forKey: trackingId)?.cancel()
+        var details = fields(trackingId)
+        details["INTERACTIVE_RENDER_STATUS"] = outcome.status.rawValue
+        if let reason = outcome.cancelReason ?? outcome.failureReason { details["INTERACTIVE_REASON"] = reason }
+        log.info("Overlay render \(outcome.status.rawValue)", details)
+        await emit(.rendered, of: session, finishing: outcome.status != .success) { $0.renderedFields(outcome, ackSent: $1) }
+    }
+
+    private func answer(_ trackingId: String, _ outcome: AnswerOutcome, finishing: Bool) async {
+        guard let session = sessions[trackingId] else { return }
+        await emit(outcome.stage, of: session, finishing: finishing) { $0.answerFields(outcome, ackSent: $1) }
+    }
+
+    /// Sends `stage` of `session` unless it was sent. The stage is recorded and its ack queued
+    /// before the first suspension, so a racing call sees it; then the ack and the session's
+    /// state are stored together, and only then may the ack be sent.
+    private func emit(_ stage: TrackingStage, of session: TrackingSession, finishing: Bool,
+                      fields stageFields: (TrackingSession, Int64) -> [String: JSONValue]) async {
+        guard !session.sent.contains(stage) else { return }
+        var session = session
+        session.sent.insert(stage)
+        let ackSent = clock()
+        let payload = PendingAck.payload(trackingId: session.trackingId, stage: stage, deviceId: deviceId,
+                                         clientContext: context.clientContext(stageFields(session, ackSent)))
+        let ack = PendingAck(trackingId: session.trackingId, stage: stage, payload: payload, created: ackSent)
+        if finishing {
+            finish(session.trackingId)
+        } else {
+            sessions[session.trackingId] = session
+        }
+        outbox.append(ack)
+        var details = fields(session.trackingId)
+        details["INTERACTIVE_TRACKING_STAGE"] = stage.rawValue
+        log.debug("Tracking ack queued", details)
+        // `.none`, not `nil`: JSONValue is ExpressibleByNilLiteral, so a bare `nil` would become `.null`.
+        let state: JSONValue? = finishing ? .none : .some(session.stored)
+        do {
+            try await store.savePendingAck(ack, sessionState: state, at: ackSent)
+        } catch {
+            note("Cannot store a tracking ack (it is sent from memory): \(error)", session.trackingId)
+        }
+        outbox.markStored(ack)
+        startLanes()
+        await publishStatus()
+    }
+
+    private func finish(_ trackingId: String) {
+        sessions[trackingId] = nil
+        renderTimers.removeValue(forKey: trackingId)?.cancel()
+        guard finishedIds.insert(trackingId).inserted else { return }
+        finishedOrder.append(trackingId)
+        if finishedOrder.count > Self.finishedMemory { finishedIds.remove(finishedOrder.removeFirst()) }
+    }
+
+    /// Writes the session's state, or deletes its row when it is no longer open.
+    private func persist(_ trackingId: String) async {
+        do {
+            try await store.saveTrackingSession(trackingId, state: sessions[trackingId]?.stored, at: clock())
+        } catch {
+            note("Cannot store a tracking session: \(error)", trackingId)
+        }
+    }
+
+    // MARK: Delivery
+
+    /// Starts a lane for each session with a sendable ack and none running.
+    private func startLanes() {
+        guard let transport else { return }
+        let connection = self.connection
+        for trackingId in outbox.claimLanes(upTo: Self.maxLanes) {
+            Task { await self.runLane(trackingId, transport: transport, connection: connection) }
+        }
+    }
+
+    /// Sends one session's acks in order until none is left or the transport is replaced, then
+    /// hands its slot to another session. A drop makes the service offline: the acks stay
+    /// stored until the next `setTransport`.
+    private func runLane(_ trackingId: String, transport: any AckTransport, connection: Int) async {
+        while connection == self.connection, let ack = outbox.next(for: trackingId) {
+            switch await transport.emitAck(ack.payload, timeout: ackTimeout) {
+            case .acked:
+                await markDelivered(ack, confirmed: true)
+            case .notAcked:
+                await markDelivered(ack, confirmed: false)
+            case .notConnected:
+                guard connection == self.connection else { return }
+                log.debug("Tracking ack not sent: no connection; acks kept for the next one", fields(trackingId))
+                self.transport = nil
+                self.connection &+= 1
+                outbox.resetLanes()
+                await publishStatus()
+                return
+            }
+        }
+        guard connection == self.connection else { return }
+        outbox.endLane(trackingId)
+        startLanes()
+    }
+
+    /// The ack left for good: acknowledged, or unacknowledged for `ackTimeout` on a live connection.
+    private func markDelivered(_ ack: PendingAck, confirmed: Bool) async {
+        guard outbox.remove(ack) else { return }
+        deliveredCount += 1
+        var details = fields(ack.trackingId)
+        details["INTERACTIVE_TRACKING_STAGE"] = ack.stage.rawValue
+        log.debug(confirmed ? "Tracking ack acknowledged" : "Tracking ack not acknowledged in time; counted as delivered",
+                  details)
+        do {
+            try await store.deletePendingAck(ack)
+        } catch {
+            note("Cannot delete a delivered tracking ack: \(error)", ack.trackingId)
+        }
+        await publishStatus()
+    }
+
+    // MARK: Status and logging
+
+    private func publishStatus() async {
+        await bus.setStatus("tracking", [
+            "openSessions": .number(Double(sessions.count)),
+            "pendingAcks": .number(Double(outbox.count)),
+            "delivered": .number(Double(deliveredCount)),
+            "connected": .bool(transport != nil),
+            "lastError": JSONValue(lastError),
+        ])
+    }
+
+    private func note(_ problem: String, _ trackingId: String? = nil) {
+        lastError = problem
+        log.warning(problem, trackingId.map(fields) ?? [:])
+    }
+
+    private func fields(_ trackingId: String) -> [String: String] { ["INTERACTIVE_TRACKING_ID": trackingId] }
+}

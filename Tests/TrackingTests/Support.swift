@@ -1,0 +1,140 @@
+import Foundation
+@testable import InteractiveDaemon
+import JSONValue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A temporary folder removed when the last reference goes.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        var bytes = Array("/tmp/tracking-test-XXXXXX".utf8CString)
+        guard mkdtemp(&bytes) != nil else { throw TestFailure("mkdtemp failed") }
+        path = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A store in a temporary state directory, a bus, and services built on them.
+struct TrackingHarness {
+    static let now: Int64 = 10_000
+    let directory: TemporaryDirectory
+    let store: Store
+    let bus = EventBus(bootId: "test")
+    let log = Logger(target: .stderr, minimumPriority: .warning)
+
+    init(directory: TemporaryDirectory? = nil) throws {
+        self.directory = try directory ?? TemporaryDirectory()
+        store = try Store(directory: self.directory.path, log: log)
+    }
+
+    /// The same state directory opened again, as after a restart.
+    func reopened() throws -> TrackingHarness { try TrackingHarness(directory: directory) }
+
+    func service(renderTimeout: Duration = .seconds(5), ackTimeout: Duration = .seconds(10),
+                 clock: @escaping @Sendable () -> Int64 = { TrackingHarness.now }) -> TrackingService {
+        TrackingService(store: store, bus: bus, log: log, deviceId: "device-1",
+                        context: ClientContextBase(sdkVersion: "9.9.9", os: "Debian GNU/Linux 12"),
+                        renderTimeout: renderTimeout, ackTimeout: ackTimeout, clock: clock)
+    }
+
+    func status() async -> JSONValue? { await bus.snapshot()["tracking"] }
+
+    func storedAcks() async throws -> [PendingAck] { try await store.pendingAcks() }
+}
+
+/// An `AckTransport` that records every emit and answers as told.
+actor FakeTransport: AckTransport {
+    enum Behaviour: Sendable {
+        /// The server acks at once.
+        case ack
+        /// The server never acks: `notAcked` after the timeout.
+        case silent
+        /// `notConnected` at once.
+        case offline
+        /// The emit waits until `drop()`, then `notConnected`.
+        case hold
+    }
+
+    private let behaviour: Behaviour
+    private(set) var emitted: [JSONValue] = []
+    private(set) var timeouts: [Duration] = []
+    private var held: [CheckedContinuation<AckDelivery, Never>] = []
+    private var waiters: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+    private var nextWaiter = 0
+
+    init(_ behaviour: Behaviour = .ack) { self.behaviour = behaviour }
+
+    func emitAck(_ payload: JSONValue, timeout: Duration) async -> AckDelivery {
+        emitted.append(payload)
+        timeouts.append(timeout)
+        for (id, waiter) in waiters where waiter.count <= emitted.count {
+            waiters.removeValue(forKey: id)
+            waiter.continuation.resume()
+        }
+        switch behaviour {
+        case .ack:
+            return .acked
+        case .offline:
+            return .notConnected
+        case .silent:
+            try? await Task.sleep(for: timeout)
+            return .notAcked
+        case .hold:
+            return await withCheckedContinuation { held.append($0) }
+        }
+    }
+
+    /// The connection drops: held emits end with `notConnected`.
+    func drop() {
+        for continuation in held { continuation.resume(returning: .notConnected) }
+        held.removeAll()
+    }
+
+    /// The emits so far, once there are `count` of them or `limit` passed.
+    func waitForEmits(_ count: Int, within limit: Duration = .seconds(5)) async -> [JSONValue] {
+        if emitted.count < count {
+            let id = nextWaiter
+            nextWaiter += 1
+            await withCheckedContinuation { continuation in
+                waiters[id] = (count, continuation)
+                Task {
+                    try? await Task.sleep(for: limit)
+                    self.expire(id)
+                }
+            }
+        }
+        return emitted
+    }
+
+    private func expire(_ id: Int) { waiters.removeValue(forKey: id)?.continuation.resume() }
+}
+
+/// Polls `condition` every 10 ms until it holds or `limit` passed; returns whether it held.
+func eventually(within limit: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try await condition()
+}
+
+extension JSONValue {
+    var stage: String? { self["stage"]?.stringValue }
+    var trackingId: String? { self["trackingId"]?.stringValue }
+    var context: JSONValue { self["clientContext"] ?? .null }
+}
+
+extension Array where Element == JSONValue {
+    /// The stages emitted for one tracking id, in order.
+    func stages(of trackingId: String) -> [String] { filter { $0.trackingId == trackingId }.compactMap(\.stage) }
+}
