@@ -66,8 +66,21 @@ public enum Daemon {
         let bus = EventBus(bootId: bootId)
         let config = await ConfigStore(layers: layers, filePath: configPath, store: store, bus: bus, log: log)
         let settings = await config.settings
+        let deviceId: String
+        do {
+            deviceId = try await DeviceIdentity.resolve(store: store)
+        } catch {
+            log.error("Cannot keep a device id in the store (\(error)); using one for this run only")
+            deviceId = DeviceIdentity.randomHex(bytes: 16)
+        }
+        let tracking = TrackingService(
+            store: store, bus: bus, log: log, deviceId: deviceId,
+            context: ClientContextBase(deviceClass: settings.deviceClass, viewportWidth: settings.viewportWidth,
+                                       viewportHeight: settings.viewportHeight))
+        await tracking.recoverAfterRestart()
         let overlays = OverlayManager(bus: bus, store: store, log: log)
-        let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, settings: settings)
+        await overlays.setTracker(tracking)
+        let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, tracking: tracking, settings: settings)
         if settings.insecureTLS {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }

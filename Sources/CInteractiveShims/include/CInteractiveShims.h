@@ -49,3 +49,7 @@ void interactive_http_perform(const char *method, const char *url, const char *h
 void interactive_http_response_free(interactive_http_response *response);
 
 #endif
+
+/// Installs handlers for `signals` that write each signal's number (one byte) to a non-blocking
+/// pipe, unblocks them in the calling thread, and returns the pipe's read end (or -errno).
+int interactive_signal_pipe(const int *signals, int count);

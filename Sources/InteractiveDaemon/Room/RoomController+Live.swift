@@ -81,6 +81,7 @@ extension RoomController {
         guard socket != nil else { return }
         socketTasks.forEach { $0.cancel() }
         socketTasks = []
+        await tracking.setTransport(nil)
         socketGeneration += 1
         if let socket { await socket.disconnect() }
         socket = nil
@@ -114,6 +115,7 @@ extension RoomController {
             log.notice("Connected to the backend", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
             await publishConnection(["state": "connected", "attempt": 0, "retryInMs": nil, "error": nil, "socketId": .string(id)])
             await overlays.setContext(roomContext)
+            if let socket { await tracking.setTransport(LiveAckTransport(socket: socket)) }
             sendJoin()
         case .reconnecting(let attempt, let retryIn, let error):
             await connectionLost()
@@ -137,6 +139,7 @@ extension RoomController {
 
     /// The connection is gone: a joined room goes back to joining; overlays stay.
     private func connectionLost() async {
+        await tracking.setTransport(nil)
         socketId = nil
         joinSentOnSocket = nil
         await overlays.setContext(roomContext)

@@ -29,15 +29,13 @@ actor RoomController {
     /// The connection on which join-room was last sent for the current room.
     var joinSentOnSocket: String?
 
-    /// Tracking of live overlays, if on.
-    var tracker: (any OverlayTracker)?
-    /// The player's video area, once reported.
-    var viewport: (width: Int, height: Int)?
-
+    /// emit-ack tracking of live overlays.
+    let tracking: TrackingService
     // VOD state (RoomController+VOD.swift).
     var vod: VODPlayback?
 
-    init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, settings: Settings) async {
+    init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, tracking: TrackingService, settings: Settings) async {
+        self.tracking = tracking
         self.bus = bus
         self.log = log
         self.store = store
@@ -165,6 +163,10 @@ actor RoomController {
 
     /// New settings: contexts follow; a live connection whose parameters changed is rebuilt.
     func settingsChanged(_ updated: Settings) async {
+        if updated.deviceClass != settings.deviceClass { await tracking.updateDeviceClass(updated.deviceClass) }
+        if (updated.viewportWidth, updated.viewportHeight) != (settings.viewportWidth, settings.viewportHeight) {
+            await tracking.updateViewport(width: updated.viewportWidth, height: updated.viewportHeight)
+        }
         settings = updated
         await overlays.setContext(roomContext)
         if let room, room.mode == .live, room.isActive, LiveSocketSettings(updated) != socketSettings {
@@ -200,8 +202,7 @@ actor RoomController {
 
     /// `player.viewport`: the video area, for tracking's clientContext.
     func playerViewport(width: Int, height: Int) async {
-        viewport = (width, height)
-        await tracker?.updateViewport(width: width, height: height)
+        await tracking.updateViewport(width: width, height: height)
     }
 
     /// A local connection went away: overlays it owned are hidden.

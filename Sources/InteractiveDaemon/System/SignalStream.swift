@@ -1,4 +1,4 @@
-import Dispatch
+import CInteractiveShims
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,33 +10,39 @@ public enum ProcessSignal: Int32, Sendable {
     case hangup = 1  // SIGHUP
 }
 
-/// Turns SIGTERM, SIGINT and SIGHUP into an async stream (dispatch signal sources).
+/// Turns SIGTERM, SIGINT and SIGHUP into an async stream.
+///
+/// A `sigaction` handler writes each signal to a pipe that the reactor watches. Unlike
+/// signalfd (and dispatch signal sources on Linux), this works whatever signal mask the
+/// daemon inherited, as long as one thread accepts the signal: the calling thread unblocks them.
 public enum SignalStream {
     public static func make() -> AsyncStream<ProcessSignal> {
         signal(SIGPIPE, SIG_IGN)
-        // A parent may have started us with these signals blocked; the sources need them delivered.
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for kind in [ProcessSignal.terminate, .interrupt, .hangup] { sigaddset(&unblock, kind.rawValue) }
-        sigprocmask(SIG_UNBLOCK, &unblock, nil)
+        let watched = [ProcessSignal.terminate, .interrupt, .hangup].map(\.rawValue)
+        let fd = watched.withUnsafeBufferPointer { interactive_signal_pipe($0.baseAddress, Int32($0.count)) }
         let (stream, continuation) = AsyncStream<ProcessSignal>.makeStream()
-        let queue = DispatchQueue(label: "interactived.signals")
-        let sources = [ProcessSignal.terminate, .interrupt, .hangup].map { kind -> any DispatchSourceSignal in
-            signal(kind.rawValue, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: kind.rawValue, queue: queue)
-            source.setEventHandler { continuation.yield(kind) }
-            source.resume()
-            return source
+        guard fd >= 0 else {
+            continuation.finish()
+            return stream
         }
-        let holder = SourceHolder(sources)
-        continuation.onTermination = { _ in holder.cancel() }
+        IOReactor.shared.register(fd)
+        let reader = Task {
+            var buffer = [UInt8](repeating: 0, count: 16)
+            while !Task.isCancelled {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    for byte in buffer[0..<count] {
+                        if let signal = ProcessSignal(rawValue: Int32(byte)) { continuation.yield(signal) }
+                    }
+                } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
+                    do { try await IOReactor.shared.waitReadable(fd) } catch { break }
+                } else {
+                    break
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in reader.cancel() }
         return stream
-    }
-
-    private final class SourceHolder: @unchecked Sendable {
-        // Written once at init; cancel() only calls thread-safe DispatchSource methods.
-        private let sources: [any DispatchSourceSignal]
-        init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
-        func cancel() { sources.forEach { $0.cancel() } }
     }
 }
