@@ -80,7 +80,9 @@ public enum Daemon {
         await tracking.recoverAfterRestart()
         let overlays = OverlayManager(bus: bus, store: store, log: log)
         await overlays.setTracker(tracking)
-        let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, tracking: tracking, settings: settings)
+        let predict = PredictManager(bus: bus, store: store, overlays: overlays, log: log)
+        let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, predict: predict,
+                                         tracking: tracking, settings: settings)
         if settings.insecureTLS {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }

@@ -45,7 +45,7 @@ struct RequestRouter: Sendable {
     }
 
     private func dispatch(_ request: RPCRequest, from client: ClientContext) async throws -> Outcome {
-        guard let method = IPCMethod(rawValue: request.method), implemented.contains(method) else {
+        guard let method = IPCMethod(rawValue: request.method) else {
             throw RPCError.methodNotFound(request.method)
         }
         if client.role == .observer && !method.isObserverAllowed {
@@ -59,7 +59,7 @@ struct RequestRouter: Sendable {
             return .result([
                 "daemon": "interactived", "version": .string(version), "protocol": .number(Double(ipcProtocolVersion)),
                 "bootId": .string(bus.bootId), "role": .string(client.role.rawValue),
-                "capabilities": .array(implemented.map { .string($0.rawValue) }.sorted { $0.stringValue ?? "" < $1.stringValue ?? "" }),
+                "capabilities": .array(IPCMethod.allCases.map(\.rawValue).sorted().map(JSONValue.string)),
             ])
         case .daemonStatus:
             return .result(await bus.snapshot())
@@ -138,7 +138,7 @@ struct RequestRouter: Sendable {
         case .leaderboardURL:
             return .result(try await rooms.leaderboardURL(mediaId: try params.string("mediaId")))
         case .predictOpen:
-            throw RPCError.methodNotFound(request.method)
+            return .result(try await rooms.predictOpen(timelineId: try params.string("timelineId")))
         }
     }
 
@@ -147,7 +147,4 @@ struct RequestRouter: Sendable {
     private func claimant(_ params: Params, _ client: ClientContext) throws(RPCError) -> Int? {
         try params.optionalBool("claim") == false ? nil : client.id
     }
-
-    /// The methods this build serves.
-    private var implemented: Set<IPCMethod> { Set(IPCMethod.allCases).subtracting([.predictOpen]) }
 }

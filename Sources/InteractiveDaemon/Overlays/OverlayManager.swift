@@ -69,11 +69,8 @@ actor OverlayManager {
     /// In live mode its tracking session starts here (`received`). Returns the overlay id when shown.
     @discardableResult
     func offer(_ overlay: IncomingOverlay, receivedAt: Int64) async -> String? {
+        await trackArrival(overlay, receivedAt: receivedAt)
         let trackingId = trackingId(of: overlay)
-        if let trackingId {
-            await tracker?.received(trackingId: trackingId, timelineId: overlay.timelineId, overlayType: overlay.kind.rawValue,
-                                    emitTimestamp: overlay.emitTimestamp, receivedAt: receivedAt)
-        }
         let os = context?.settings.os
         let reason: String?
         if overlay.location == nil || overlay.url?.isEmpty != false {
@@ -93,6 +90,26 @@ actor OverlayManager {
             return nil
         }
         return await show(overlay)
+    }
+
+    /// Starts the tracking session of an overlay that arrived (live mode): stage `received`.
+    func trackArrival(_ overlay: IncomingOverlay, receivedAt: Int64) async {
+        guard let trackingId = trackingId(of: overlay) else { return }
+        await tracker?.received(trackingId: trackingId, timelineId: overlay.timelineId, overlayType: overlay.kind.rawValue,
+                                emitTimestamp: overlay.emitTimestamp, receivedAt: receivedAt)
+    }
+
+    /// Shows a predict or lucky dialog the viewer opened (its render tracking starts now).
+    /// Returns the dialog's overlay id, or the one already on screen for the timeline.
+    func showDialog(_ overlay: IncomingOverlay) async -> String? {
+        if let open = screen.first(where: { $0.timelineId == overlay.timelineId }) { return open.overlayId }
+        return await show(overlay)
+    }
+
+    /// Ends the tracking session of an overlay that will not be shown (a predict never opened).
+    func cancelTracking(_ overlay: IncomingOverlay, reason: HideReason) async {
+        guard let trackingId = trackingId(of: overlay) else { return }
+        await tracker?.cancelled(trackingId: trackingId, reason: reason.rawValue)
     }
 
     private func show(_ overlay: IncomingOverlay) async -> String? {
@@ -195,13 +212,13 @@ actor OverlayManager {
         let index = try indexOf(overlayId)
         claimOwner(index, connection)
         switch message.kind {
-        case .show?:
+        case .show?, .open?:
             if !screen[index].revealed {
                 screen[index].revealed = true
                 await bus.publish(EventType.overlayReveal, ["overlayId": .string(overlayId)], section: "overlays", status: screenStatus)
                 await bus.publish(EventType.playerControls, ["visible": false])
             }
-        case .hide?:
+        case .hide?, .close?:
             await hide(overlayId, reason: .interactiveHide)
         case .actionReport?:
             if let url = message.adURL {
@@ -210,7 +227,7 @@ actor OverlayManager {
             }
             startAnswer(overlayId: overlayId, answer: message.data)
             return ["handled": true, "action": "answer"]
-        case .open?, .close?, .ping?:
+        case .ping?:
             break
         case nil:
             log.debug("Unknown bridge message type \(message.type)", ["INTERACTIVE_OVERLAY_ID": overlayId])

@@ -223,6 +223,11 @@ extension RoomController {
         case "recall-overlay":
             guard let timelineId = payload["timelineId"]?.idString else { return }
             await overlays.recall(timelineId: timelineId)
+            await predict.recall(timelineId: timelineId)
+        case "predict-result":
+            await predict.result(payload)
+        case "action-button-predict":
+            await predict.buttonData(payload)
         default:
             log.debug("Ignoring backend event \(event.name)")
         }
@@ -239,7 +244,7 @@ extension RoomController {
                 "socketId": JSONValue(socketId), "receivedAt": .number(Double(receivedAt)),
             ]])
         }
-        await overlays.offer(overlay, receivedAt: receivedAt)
+        await route(overlay, receivedAt: receivedAt)
     }
 
     // MARK: Player

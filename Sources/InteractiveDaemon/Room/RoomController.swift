@@ -11,6 +11,7 @@ actor RoomController {
     let log: Logger
     let store: Store
     let overlays: OverlayManager
+    let predict: PredictManager
     var settings: Settings
     private(set) var session = ViewerSession.anonymous
     var room: Room?
@@ -34,8 +35,10 @@ actor RoomController {
     // VOD state (RoomController+VOD.swift).
     var vod: VODPlayback?
 
-    init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, tracking: TrackingService, settings: Settings) async {
+    init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, predict: PredictManager, tracking: TrackingService,
+         settings: Settings) async {
         self.tracking = tracking
+        self.predict = predict
         self.bus = bus
         self.log = log
         self.store = store
@@ -44,6 +47,8 @@ actor RoomController {
         await bus.setStatus("session", session.publicState)
         await bus.setStatus("room", .null)
         await bus.setStatus("overlays", .array([]))
+        await bus.setStatus("predict", .array([]))
+        await predict.setTenant(settings.tenant)
         await publishConnection(["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil], event: false)
     }
 
@@ -118,6 +123,7 @@ actor RoomController {
         case .vod: vod = nil
         }
         await overlays.removeAll()
+        await predict.removeAll()
         var left = current
         left.state = .left
         left.error = nil
@@ -168,6 +174,7 @@ actor RoomController {
             await tracking.updateViewport(width: updated.viewportWidth, height: updated.viewportHeight)
         }
         settings = updated
+        await predict.setTenant(updated.tenant)
         await overlays.setContext(roomContext)
         if let room, room.mode == .live, room.isActive, LiveSocketSettings(updated) != socketSettings {
             await reconnectLive(reason: "configuration changed")
@@ -199,6 +206,20 @@ actor RoomController {
     }
 
     // MARK: Players
+
+    /// `predict.open`: the viewer tapped a predict/lucky button.
+    func predictOpen(timelineId: String) async throws(RPCError) -> JSONValue {
+        guard let room, room.isActive else { throw RPCError.daemon(.noRoom, "no room is joined") }
+        return try await predict.open(timelineId: timelineId)
+    }
+
+    /// Routes an overlay by kind: minigames to the screen, predict and lucky to their buttons.
+    func route(_ overlay: IncomingOverlay, receivedAt: Int64) async {
+        switch overlay.kind {
+        case .minigame: await overlays.offer(overlay, receivedAt: receivedAt)
+        case .predict, .lucky: await predict.offer(overlay, receivedAt: receivedAt)
+        }
+    }
 
     /// `player.viewport`: the video area, for tracking's clientContext.
     func playerViewport(width: Int, height: Int) async {
