@@ -9,7 +9,9 @@ enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(status: Int)
     /// HTTP 404.
     case notFound
-    /// Anything that is not the JSON the call expects (HTML error pages, 5xx, another shape).
+    /// Another HTTP status that is not success (5xx, 400, …).
+    case httpStatus(Int)
+    /// A success reply that is not the JSON the call expects (an HTML page, another shape).
     case unexpected(String)
 
     var description: String {
@@ -17,6 +19,7 @@ enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreachable(let detail): return "backend unreachable: \(detail)"
         case .refused(let status): return "backend refused the request (HTTP \(status))"
         case .notFound: return "not found on the backend (HTTP 404)"
+        case .httpStatus(let status): return "the backend failed (HTTP \(status))"
         case .unexpected(let detail): return "unexpected backend reply: \(detail)"
         }
     }
@@ -27,6 +30,7 @@ enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreachable: return .daemon(.backendUnreachable, description)
         case .refused: return .daemon(.backendRefused, description)
         case .notFound: return .daemon(notFound, description)
+        case .httpStatus: return .daemon(.backendUnreachable, description)
         case .unexpected: return .daemon(notFound == .scenarioUnavailable ? .scenarioUnavailable : .backendUnreachable, description)
         }
     }
@@ -36,7 +40,7 @@ enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .unreachable: return ("network_error", "network")
         case .refused: return ("api_unauthorized", "api")
-        case .notFound, .unexpected: return ("unknown_response", "api")
+        case .notFound, .httpStatus, .unexpected: return ("unknown_response", "api")
         }
     }
 }
@@ -119,7 +123,7 @@ struct BackendAPI: Sendable {
         case 200..<300: break
         case 401, 403: throw .refused(status: response.status)
         case 404: throw .notFound
-        default: throw .unexpected("HTTP \(response.status)")
+        default: throw .httpStatus(response.status)
         }
         do {
             return try JSONValue.parse(response.body)

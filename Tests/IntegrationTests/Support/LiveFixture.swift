@@ -1,0 +1,184 @@
+import Foundation
+import IPCProtocol
+import JSONValue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built-in viewers of the reference backend (docs/backend.md, Users).
+enum Viewer: String, Sendable, CaseIterable {
+    /// VIP and allowed to bet.
+    case alice
+    /// Neither VIP nor allowed to bet.
+    case bob
+    /// VIP, not allowed to bet.
+    case carol
+    /// Allowed to bet, not VIP.
+    case dave
+
+    var token: String { "token-\(rawValue)" }
+    var displayName: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+}
+
+/// One live room against the reference backend: a backend, the real daemon pointed at it, and a
+/// player connection that joined the room and subscribed to the events.
+final class LiveFixture: @unchecked Sendable {
+    private(set) var backend: ReferenceBackend
+    let daemon: DaemonProcess
+    let player: IPCClient
+    let mediaId: String
+    let tenant: String
+
+    /// `config` is applied with `config.set` before the viewer logs in and joins, so settings that
+    /// rebuild the connection (reconnect) do not disturb the room.
+    init(tenant: String = "onlivev2", viewer: Viewer? = nil, fanclub: Bool = false, mediaId: String = "m1",
+         config: JSONValue? = nil, events: [String]? = ["overlay.", "player.", "answer.", "login.", "fanclub.", "room.", "connection."],
+         directory: TemporaryDirectory? = nil, backend existing: ReferenceBackend? = nil) throws {
+        backend = try existing ?? ReferenceBackend()
+        self.tenant = tenant
+        self.mediaId = mediaId
+        daemon = try DaemonProcess(arguments: backend.daemonFlags(tenant: tenant), directory: directory)
+        player = try daemon.client()
+        if let config { _ = try player.call("config.set", config) }
+        if let viewer { try Self.login(player, viewer) }
+        let joined = try player.call("room.join", ["mediaId": .string(mediaId), "mode": "live", "fanclub": .bool(fanclub)])
+        guard joined["state"] == "joined" else { throw TestFailure("room.join replied \(joined)") }
+        if let events { try player.subscribe(events) }
+    }
+
+    static func login(_ client: IPCClient, _ viewer: Viewer) throws {
+        _ = try client.call("session.login", ["token": .string(viewer.token), "userId": .string(viewer.rawValue),
+                                              "displayName": .string(viewer.displayName)])
+    }
+
+    /// Stops the backend and starts a new one on the same port (the daemon's URLs stay valid).
+    func restartBackend(whileStopped: () throws -> Void = {}) throws {
+        let port = backend.port
+        backend.stop()
+        try whileStopped()
+        backend = try ReferenceBackend.onPort(port)
+    }
+
+    // MARK: Overlays
+
+    /// Emits an overlay and waits for its `overlay.show`; returns the event.
+    @discardableResult
+    func show(_ overlay: JSONValue, trackingId: String? = nil, shape: String = "wrapped", event: String = "overlay")
+        throws -> EventEnvelope
+    {
+        try backend.emitOverlay(room: mediaId, overlay, trackingId: trackingId, shape: shape, event: event)
+        let timelineId = overlay["timelineId"]
+        return try player.waitForEvent("overlay.show") { $0["timelineId"] == timelineId }
+    }
+
+    /// `show`, then the player attaches it and reports it loaded (rendered success).
+    @discardableResult
+    func showLoaded(_ overlay: JSONValue, trackingId: String? = nil) throws -> String {
+        let overlayId = try show(overlay, trackingId: trackingId).overlayId
+        _ = try player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        return overlayId
+    }
+
+    /// Reports what the template posted (`overlay.bridge`); `message` is an object or a JSON string.
+    @discardableResult
+    func bridge(_ overlayId: String, _ message: JSONValue, on client: IPCClient? = nil) throws -> JSONValue {
+        try (client ?? player).call("overlay.bridge", ["overlayId": .string(overlayId), "message": message])
+    }
+
+    /// The template's answer (`INTERACTIVE_ACTION_REPORT`), then the `answer.result` it leads to.
+    @discardableResult
+    func answer(_ overlayId: String, _ answer: JSONValue = ["answer": ["choice": "A"]]) throws -> JSONValue {
+        try bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": answer])
+        return try player.waitForEvent("answer.result") { $0["overlayId"] == .string(overlayId) }.data
+    }
+
+    /// Every `overlay.show` until the one of `timelineId` (included): the timelines, in order.
+    func shownTimelines(until timelineId: String, timeoutMs: Int = 10_000) throws -> [String] {
+        var shown: [String] = []
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while true {
+            let remaining = Int(deadline.timeIntervalSinceNow * 1000)
+            guard remaining > 0, let event = try player.nextEvent(timeoutMs: remaining) else {
+                throw TestFailure("no overlay.show of \(timelineId) within \(timeoutMs) ms; shown \(shown)")
+            }
+            guard event.type == "overlay.show", let shownId = event.data["timelineId"]?.stringValue else { continue }
+            shown.append(shownId)
+            if shownId == timelineId { return shown }
+        }
+    }
+
+    // MARK: Status and tracking
+
+    func status() throws -> JSONValue { try player.call("daemon.status") }
+
+    /// The live Socket.IO socket id (`daemon.status` connection.socketId).
+    func socketId() throws -> String {
+        guard let id = try status()["connection"]?["socketId"]?.stringValue else { throw TestFailure("no socketId in daemon.status") }
+        return id
+    }
+
+    /// The recorded `emit-ack`s of one tracking id (optionally one stage), oldest first.
+    func acks(_ trackingId: String, stage: String? = nil) throws -> [JSONValue] {
+        try backend.records("acks", "trackingId=\(trackingId)" + (stage.map { "&stage=\($0)" } ?? ""))
+    }
+
+    /// Waits until the backend recorded `stage` of `trackingId`; returns the first such ack.
+    @discardableResult
+    func waitForAck(_ trackingId: String, _ stage: String, timeoutMs: Int = 10_000) throws -> JSONValue {
+        let items = try backend.waitForRecords("acks", "trackingId=\(trackingId)&stage=\(stage)", timeoutMs: timeoutMs) { !$0.isEmpty }
+        return items[0]
+    }
+
+    /// Waits until the daemon holds no pending ack any more (every queued ack left for good).
+    func waitForAcksDelivered(timeoutMs: Int = 10_000) throws {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while true {
+            let tracking = try status()["tracking"]
+            if tracking?["pendingAcks"] == 0 { return }
+            guard Date() < deadline else { throw TestFailure("acks still pending after \(timeoutMs) ms: \(tracking ?? .null)") }
+            usleep(50_000)
+        }
+    }
+}
+
+extension EventEnvelope {
+    /// The `overlayId` of an overlay event (empty when it has none).
+    var overlayId: String { data["overlayId"]?.stringValue ?? "" }
+
+    /// The daemon's time of the event.
+    var date: Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: time)
+    }
+}
+
+extension ReferenceBackend {
+    /// A new backend on `port` (used to restart one: the daemon reconnects to the same URL).
+    static func onPort(_ port: Int) throws -> ReferenceBackend {
+        // The old process released the port when it exited; a socket in TIME_WAIT does not block
+        // the new one (asyncio servers set SO_REUSEADDR), but be tolerant of a slow release.
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            do {
+                return try ReferenceBackend(port: port)
+            } catch {
+                guard Date() < deadline else { throw error }
+                usleep(200_000)
+            }
+        }
+    }
+
+    /// The tracked overlay's `emit-ack` stages in the order the backend recorded them.
+    func ackStages(_ trackingId: String) throws -> [String] {
+        try records("acks", "trackingId=\(trackingId)").compactMap { $0["stage"]?.stringValue }
+    }
+}
+
+/// The query items of a URL, by name.
+func queryItems(_ url: String) -> [String: String] {
+    var items: [String: String] = [:]
+    for item in URLComponents(string: url)?.queryItems ?? [] { items[item.name] = item.value ?? "" }
+    return items
+}
