@@ -38,14 +38,20 @@ extension RoomController {
         }
     }
 
-    /// Leaves the server room; closes the connection unless another live room follows on it.
+    /// How long acks still waiting may take to go out before the connection is closed on purpose.
+    static let ackDrainLimit: Duration = .seconds(2)
+
+    /// Leaves the server room; closes the connection (once pending acks went out, within a
+    /// limit) unless another live room follows on it.
     func leaveLive(_ current: Room, keepSocket: Bool) async {
         if let socket, await socket.isConnected {
             try? await socket.emit("leave-room", [["mediaId": .string(current.mediaId), "userId": JSONValue(session.userId)]],
                                    whenDisconnected: .fail)
         }
         joinSentOnSocket = nil
-        if !keepSocket { await closeSocket() }
+        guard !keepSocket else { return }
+        await tracking.drain(within: Self.ackDrainLimit)
+        await closeSocket()
     }
 
     private func openSocket(_ wanted: LiveSocketSettings) {

@@ -118,12 +118,13 @@ actor RoomController {
 
     private func leaveRoom(_ current: Room, nextMode: RoomMode?) async {
         log.info("Leaving room", ["INTERACTIVE_MEDIA_ID": current.mediaId], id: .roomLeft)
+        // Overlays first, so that their tracking sessions close on the connection still open.
+        await overlays.removeAll()
+        await predict.removeAll()
         switch current.mode {
         case .live: await leaveLive(current, keepSocket: nextMode == .live)
         case .vod: vod = nil
         }
-        await overlays.removeAll()
-        await predict.removeAll()
         var left = current
         left.state = .left
         left.error = nil

@@ -27,6 +27,9 @@ actor TrackingService {
 
     private var outbox = AckOutbox()
     private var transport: (any AckTransport)?
+    /// Callers of `drain` waiting for the outbox to empty, by id.
+    private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextDrainWaiter = 0
     /// Bumped by each `setTransport` and by a drop; lanes of an older connection stop.
     private var connection = 0
     /// At most this many sessions are delivered side by side.
@@ -91,6 +94,28 @@ actor TrackingService {
         log.debug(transport == nil ? "Tracking offline; acks are kept" : "Tracking connected; \(outbox.count) acks to send")
         startLanes()
         await publishStatus()
+    }
+
+    /// Waits until every pending ack was delivered, at most `limit`; returns at once when offline.
+    /// Used before the connection is closed on purpose (leaving a room, stopping the daemon).
+    func drain(within limit: Duration) async {
+        guard transport != nil, outbox.count > 0 else { return }
+        let id = nextDrainWaiter
+        nextDrainWaiter += 1
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: limit)
+            await self?.endDrain(id)
+        }
+        await withCheckedContinuation { drainWaiters[id] = $0 }
+        timer.cancel()
+    }
+
+    private func endDrain(_ id: Int) { drainWaiters.removeValue(forKey: id)?.resume() }
+
+    private func wakeDrainersIfEmpty() {
+        guard outbox.count == 0 else { return }
+        for waiter in drainWaiters.values { waiter.resume() }
+        drainWaiters.removeAll()
     }
 
     func updateViewport(width: Int, height: Int) {
@@ -299,6 +324,7 @@ actor TrackingService {
     private func markDelivered(_ ack: PendingAck, confirmed: Bool) async {
         guard outbox.remove(ack) else { return }
         deliveredCount += 1
+        wakeDrainersIfEmpty()
         var details = fields(ack.trackingId)
         details["INTERACTIVE_TRACKING_STAGE"] = ack.stage.rawValue
         log.debug(confirmed ? "Tracking ack acknowledged" : "Tracking ack not acknowledged in time; counted as delivered",

@@ -1,0 +1,185 @@
+import Foundation
+import IPCProtocol
+import JSONValue
+import Testing
+
+/// Predict, lucky number and leaderboard (issue 7).
+@Suite struct PredictTests {
+    /// A daemon in live room m1 with a subscribed player; keep it in a variable (the daemon
+    /// stops when it is released).
+    struct Room {
+        let daemon: DaemonProcess
+        let player: IPCClient
+    }
+
+    private func liveRoom(_ backend: ReferenceBackend, tenant: String = "onlivev2", directory: TemporaryDirectory? = nil,
+                          login: Bool = true) throws -> Room {
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags(tenant: tenant), directory: directory)
+        let player = try daemon.client()
+        if login { _ = try player.call("session.login", ["token": "token-alice", "userId": "alice"]) }
+        try player.subscribe(["predict.", "overlay.", "answer."])
+        #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
+        return Room(daemon: daemon, player: player)
+    }
+
+    private func predictOverlay(_ backend: ReferenceBackend, _ timelineId: String, type: Int = 3) -> JSONValue {
+        let page = type == 5 ? "lucky" : "predict"
+        return ["timelineId": .string(timelineId), "typeTimeline": .number(Double(type)),
+                "url": .string("\(backend.baseURL)/templates/\(page).html?id=\(timelineId)"),
+                "position": ["alignment": 4, "width": 60, "height": 60], "duration": 0, "targets": ["all"]]
+    }
+
+    @Test func predictOverlayShowsAButtonThatFadesAfterFiveSeconds() throws {
+        let backend = try ReferenceBackend()
+        let room = try liveRoom(backend)
+        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p1"), trackingId: "tp1")
+        let button = try room.player.waitForEvent("predict.button")
+        #expect(button.data["timelineId"] == "p1")
+        #expect(button.data["kind"] == "predict")
+        #expect(button.data["visible"] == true)
+        #expect(button.data["image"] == "power")
+        #expect(button.data["opacity"] == 1)
+        let shownAt = Date()
+        let faded = try room.player.waitForEvent("predict.button", timeoutMs: 9000) { $0["timelineId"] == "p1" }
+        #expect(faded.data["opacity"] == 0.5)
+        #expect(Date().timeIntervalSince(shownAt) > 4)
+        // Received on arrival; nothing rendered before the dialog opens.
+        let acks = try backend.waitForRecords("acks", "trackingId=tp1") { !$0.isEmpty }
+        #expect(acks.map { $0["stage"] } == ["received"])
+    }
+
+    @Test func buttonDataSwapsImagesAndVisibility() throws {
+        let backend = try ReferenceBackend()
+        let room = try liveRoom(backend)
+        try backend.emit(room: "m1", event: "action-button-predict", [
+            "timelineId": "p2", "typeTimeline": 3, "imageIdle": "https://cdn/idle.gif", "imagePower": "https://cdn/power.gif",
+            "visible": true,
+        ])
+        let idle = try room.player.waitForEvent("predict.button")
+        #expect(idle.data["image"] == "idle")
+        #expect(idle.data["imageIdle"] == "https://cdn/idle.gif")
+        #expect(idle.data["imagePower"] == "https://cdn/power.gif")
+        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p2"))
+        #expect(try room.player.waitForEvent("predict.button").data["image"] == "power")
+        try backend.emit(room: "m1", event: "action-button-predict", ["timelineId": "p2", "typeTimeline": 3, "visible": false])
+        let hidden = try room.player.waitForEvent("predict.button") { $0["visible"] == false }
+        #expect(hidden.data["imageIdle"] == "https://cdn/idle.gif")
+    }
+
+    @Test(arguments: ["vtvlive", "onlivetv", "VTVprime"])
+    func tenantsWithoutButtonsGetNone(tenant: String) throws {
+        let backend = try ReferenceBackend()
+        let room = try liveRoom(backend, tenant: tenant)
+        try backend.emit(room: "m1", event: "action-button-predict", ["timelineId": "p3", "typeTimeline": 3, "visible": true])
+        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p3"))
+        // Events are ordered: a minigame shown after them proves no button event was sent.
+        try backend.emitOverlay(room: "m1", backend.quiz("after"))
+        let next = try room.player.waitForEvent("overlay.show")
+        #expect(next.data["timelineId"] == "after")
+        #expect(try room.player.call("daemon.status")["predict"]?.arrayValue?.isEmpty == false)
+    }
+
+    @Test func predictOpenShowsTheDialogAndStartsRenderTracking() throws {
+        let backend = try ReferenceBackend()
+        let room = try liveRoom(backend)
+        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p4"), trackingId: "tp4")
+        try room.player.waitForEvent("predict.button")
+        let opened = try room.player.call("predict.open", ["timelineId": "p4"])
+        let show = try room.player.waitForEvent("overlay.show")
+        #expect(show.data["kind"] == "predict")
+        #expect(show.data["overlayId"] == opened["overlayId"])
+        #expect(show.data["url"]?.stringValue?.contains("predict.html?id=p4&logged=true") == true)
+        let overlayId = try #require(opened["overlayId"])
+        _ = try room.player.call("overlay.attached", ["overlayId": overlayId])
+        _ = try room.player.call("overlay.rendered", ["overlayId": overlayId, "status": "loaded"])
+        let acks = try backend.waitForRecords("acks", "trackingId=tp4") { $0.count == 2 }
+        #expect(acks.map { $0["stage"] } == ["received", "rendered"])
+        #expect(acks[1]["payload"]?["clientContext"]?["status"] == "success")
+        #expect(acks[1]["payload"]?["clientContext"]?["overlayType"] == "predict")
+        // The dialog's own bridge messages reveal and close it.
+        _ = try room.player.call("overlay.bridge", ["overlayId": overlayId, "message": ["type": "INTERACTIVE_OPEN_ANALYTICS"]])
+        try room.player.waitForEvent("overlay.reveal")
+        _ = try room.player.call("overlay.bridge", ["overlayId": overlayId, "message": ["type": "INTERACTIVE_CLOSE_ANALYTICS"]])
+        #expect(try room.player.waitForEvent("overlay.hide").data["reason"] == "interactive_hide")
+        #expect(throws: IPCClientError.self) { try room.player.call("predict.open", ["timelineId": "unknown"]) }
+    }
+
+    @Test func predictResultIsPostedCachedAndPostedAgainAfterARestart() throws {
+        let backend = try ReferenceBackend()
+        let directory = try TemporaryDirectory()
+        do {
+            let room = try liveRoom(backend, directory: directory)
+            try backend.emitOverlay(room: "m1", predictOverlay(backend, "p5"))
+            try room.player.waitForEvent("predict.button")
+            let overlayId = try #require(try room.player.call("predict.open", ["timelineId": "p5"])["overlayId"])
+            try backend.emit(room: "m1", event: "predict-result", ["timelineId": "p5", "answer1": 12, "answer2": 30])
+            let post = try room.player.waitForEvent("overlay.post")
+            #expect(post.data["overlayId"] == overlayId)
+            #expect(post.data["message"] == ["key": "UPDATE_COUTER", "data": ["answer1": 12, "answer2": 30]])
+            #expect(try room.daemon.stop() == 0)
+        }
+        let again = try liveRoom(backend, directory: directory)
+        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p5"))
+        try again.player.waitForEvent("predict.button")
+        let reopened = try #require(try again.player.call("predict.open", ["timelineId": "p5"])["overlayId"])
+        let cached = try again.player.waitForEvent("overlay.post")
+        #expect(cached.data["overlayId"] == reopened)
+        #expect(cached.data["message"]?["data"] == ["answer1": 12, "answer2": 30])
+    }
+
+    @Test func luckyPlayGoesThroughTheAnswerFlowAndPostsTheNumber() throws {
+        let backend = try ReferenceBackend()
+        try backend.fault(["luckyNumber": 42])
+        let room = try liveRoom(backend)
+        try backend.emitOverlay(room: "m1", predictOverlay(backend, "l1", type: 5), trackingId: "tl1")
+        #expect(try room.player.waitForEvent("predict.button").data["kind"] == "lucky")
+        let overlayId = try #require(try room.player.call("predict.open", ["timelineId": "l1"])["overlayId"])
+        #expect(try room.player.waitForEvent("overlay.show").data["kind"] == "lucky")
+        _ = try room.player.call("overlay.bridge", ["overlayId": overlayId,
+                                                    "message": ["type": "INTERACTIVE_ACTION_REPORT", "data": ["action": "PLAY"]]])
+        let result = try room.player.waitForEvent("answer.result")
+        #expect(result.data["status"] == "success")
+        let post = try room.player.waitForEvent("overlay.post")
+        #expect(post.data["message"] == ["key": "UPDATE_NUMBER_LUCKY", "data": ["number": 42]])
+        #expect(try backend.records("actions").last?["body"]?["timelineId"] == "l1")
+        let stages = try backend.waitForRecords("acks", "trackingId=tl1") { $0.count >= 3 }.map { $0["stage"] }
+        #expect(stages.contains("answer") && stages.contains("answer-succeeded"))
+    }
+
+    @Test func leavingHidesButtons() throws {
+        let backend = try ReferenceBackend()
+        let room = try liveRoom(backend)
+        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p6"), trackingId: "tp6")
+        try room.player.waitForEvent("predict.button")
+        _ = try room.player.call("room.leave")
+        #expect(try room.player.waitForEvent("predict.button") { $0["visible"] == false }.data["timelineId"] == "p6")
+        let acks = try backend.waitForRecords("acks", "trackingId=tp6") { $0.count == 2 }
+        #expect(acks[1]["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "remove_all_view")
+    }
+
+    @Test func leaderboardURLPerEnvironmentAndTenant() throws {
+        let daemon = try DaemonProcess(config: ["environment": "prod", "tenant": "onlivev2"])
+        let client = try daemon.client()
+        do {
+            _ = try client.call("leaderboard.url", ["mediaId": "m1"])
+            Issue.record("leaderboard.url without leaderboardUrl succeeded")
+        } catch IPCClientError.rpc(let error) {
+            #expect(error.name == "interactive.NotConfigured")
+            #expect(error.data?["missing"] == ["leaderboardUrl"])
+        }
+        _ = try client.call("config.set", ["leaderboardUrl": "https://board.example.test/lb?theme=dark"])
+        #expect(try client.call("leaderboard.url", ["mediaId": "m 1"])["url"]
+            == "https://board.example.test/lb?theme=dark&mediaId=m%201&tenant=onlivev2")
+        _ = try client.call("config.set", ["environment": "stg", "tenant": "vtvlive", "leaderboardUrl": "https://stg-board.example.test/"])
+        #expect(try client.call("leaderboard.url", ["mediaId": "m1"])["url"]
+            == "https://stg-board.example.test/?mediaId=m1&tenant=vtvlive")
+        let cli = try daemon.ctl(["leaderboard", "m1"])
+        #expect(cli.status == 0)
+        #expect(cli.stdout == "https://stg-board.example.test/?mediaId=m1&tenant=vtvlive\n")
+        // An observer may ask for it too.
+        let asNobody = ["/usr/bin/setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
+        let observer = try daemon.ctl(["leaderboard", "m1"], prefix: asNobody)
+        #expect(observer.status == 0)
+        #expect(observer.stdout == cli.stdout)
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import IPCProtocol
+import JSONValue
+import Testing
+
+/// emit-ack tracking of live overlays, as the reference backend records it (`/_admin/acks`).
+@Suite struct TrackingIntegrationTests {
+    @Test func receivedThenRenderedSuccessWithTheClientContext() throws {
+        let live = try LiveFixture()
+        let version = try live.player.call("daemon.hello", ["client": "tracking-test", "protocol": 1])["version"]
+        let overlayId = try live.show(live.backend.quiz("tl-ok"), trackingId: "trk-ok").overlayId
+
+        let received = try live.waitForAck("trk-ok", "received")
+        #expect(received["event"] == "overlay")
+        #expect(received["acked"] == true)
+        #expect(received["problems"]?.arrayValue?.isEmpty != false, "\(received["problems"] ?? .null)")
+        let payload = try #require(received["payload"])
+        #expect(payload["trackingId"] == "trk-ok")
+        #expect(payload["event"] == "overlay")
+        #expect(payload["stage"] == "received")
+        let deviceId = try #require(payload["deviceId"]?.stringValue)
+        #expect(!deviceId.isEmpty)
+        if let machineId = try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8) {
+            let raw = machineId.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(!raw.isEmpty && deviceId.lowercased() != raw.lowercased() && !deviceId.contains(raw))
+        }
+        let context = try #require(payload["clientContext"])
+        #expect(context["profile"] == "overlay.legacyIframe")
+        #expect(context["transportMode"] == "legacyIframe")
+        #expect(context["platform"] == "linux")
+        #expect(context["os"]?.stringValue?.isEmpty == false)
+        #expect(context["sdkVersion"] == version)
+        #expect(context["deviceClass"] == "settopbox")
+        #expect(context["viewportWidth"] == 1920)
+        #expect(context["viewportHeight"] == 1080)
+        #expect(context["receiveLatencyMs"]?.doubleValue != nil)
+
+        _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        let rendered = try live.waitForAck("trk-ok", "rendered")
+        let renderedContext = try #require(rendered["payload"]?["clientContext"])
+        #expect(rendered["status"] == "success")
+        #expect(rendered["payload"]?["deviceId"] == .string(deviceId))
+        #expect(renderedContext["status"] == "success")
+        #expect(renderedContext["overlayType"] == "minigame")
+        #expect(renderedContext["receiveLatencyMs"]?.doubleValue != nil)
+        #expect(renderedContext["renderLatencyMs"]?.doubleValue != nil)
+        #expect(renderedContext["failureReason"] == .null)
+        let timeline = try #require(renderedContext["timeline"])
+        #expect(timeline["readyReceived"] == .null)
+        #expect(timeline["attached"]?.doubleValue != nil)
+        #expect(timeline["renderStart"]?.doubleValue != nil)
+        #expect(timeline["loadComplete"]?.doubleValue != nil)
+        #expect(timeline["ackSent"]?.doubleValue != nil)
+        #expect(try live.backend.ackStages("trk-ok") == ["received", "rendered"])
+
+        // The player's viewport goes into the next acks.
+        _ = try live.player.call("player.viewport", ["width": 1280, "height": 720])
+        try live.show(live.backend.quiz("tl-ok-2"), trackingId: "trk-ok-2")
+        let resized = try live.waitForAck("trk-ok-2", "received")["payload"]?["clientContext"]
+        #expect(resized?["viewportWidth"] == 1280)
+        #expect(resized?["viewportHeight"] == 720)
+    }
+
+    @Test func aRenderTimeoutIsReportedOnce() throws {
+        let live = try LiveFixture()
+        let overlayId = try live.show(live.backend.quiz("tl-slow"), trackingId: "trk-timeout").overlayId
+        let timedOut = try live.waitForAck("trk-timeout", "rendered", timeoutMs: 12_000)
+        #expect(timedOut["status"] == "timeout")
+        #expect(timedOut["payload"]?["clientContext"]?["failureReason"] == "timeout")
+        // The player reports it loaded after all: nothing more is sent.
+        _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        try live.waitForAcksDelivered()
+        #expect(try live.backend.ackStages("trk-timeout") == ["received", "rendered"])
+    }
+
+    @Test func aLoadFailureIsReported() throws {
+        let live = try LiveFixture()
+        let overlayId = try live.show(live.backend.quiz("tl-broken"), trackingId: "trk-failed").overlayId
+        _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "failed", "reason": "net::ERR_FAILED"])
+        let failed = try live.waitForAck("trk-failed", "rendered")
+        let context = failed["payload"]?["clientContext"]
+        #expect(failed["status"] == "failed")
+        #expect(context?["failureReason"] == "load_error")
+        #expect(context?["failureStep"] == "render")
+        // The first report wins.
+        let second = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        #expect(second["recorded"] == false)
+        try live.waitForAcksDelivered()
+        #expect(try live.backend.ackStages("trk-failed") == ["received", "rendered"])
+    }
+
+    @Test func aReplacedOverlayIsCancelled() throws {
+        let live = try LiveFixture()
+        try live.show(live.backend.quiz("tl-old"), trackingId: "trk-old")
+        try live.show(live.backend.quiz("tl-new"), trackingId: "trk-new")
+        let cancelled = try live.waitForAck("trk-old", "rendered")
+        #expect(cancelled["status"] == "cancelled")
+        #expect(cancelled["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "replaced_by_new_overlay")
+        #expect(try live.acks("trk-new", stage: "rendered").isEmpty)
+    }
+
+    @Test func overlaysKeptOffScreenAreCancelledRightAfterReceived() throws {
+        let live = try LiveFixture(viewer: .alice)
+        let backend = live.backend
+        let answeredId = try live.showLoaded(backend.quiz("tl-answered"), trackingId: "trk-first")
+        #expect(try live.answer(answeredId)["status"] == "success")
+        try live.show(backend.quiz("tl-showing"), trackingId: "trk-showing")
+
+        let cases: [(trackingId: String, overlay: JSONValue, reason: String)] = [
+            ("trk-nt", backend.quiz("tl-iphone", targets: ["iphone"]), "not_targeted"),
+            ("trk-ai", backend.quiz("tl-answered"), "already_interacted"),
+            ("trk-aos", backend.quiz("tl-showing"), "already_on_screen"),
+            ("trk-inv", backend.quiz("tl-nine", alignment: 9), "invalid_overlay_state"),
+        ]
+        for (trackingId, overlay, _) in cases { try backend.emitOverlay(room: "m1", overlay, trackingId: trackingId) }
+        for (trackingId, _, reason) in cases {
+            let rendered = try live.waitForAck(trackingId, "rendered")
+            #expect(rendered["status"] == "cancelled", "\(trackingId)")
+            #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == .string(reason), "\(trackingId)")
+            let stages = try live.acks(trackingId)
+            #expect(stages.compactMap { $0["stage"]?.stringValue } == ["received", "rendered"], "\(trackingId)")
+        }
+        #expect(try live.status()["overlays"]?.arrayValue?.compactMap { $0["timelineId"]?.stringValue } == ["tl-showing"])
+    }
+
+    @Test func answerStagesFollowTheRender() throws {
+        let live = try LiveFixture(viewer: .alice)
+        let overlayId = try live.showLoaded(live.backend.quiz("tl-good"), trackingId: "trk-good")
+        #expect(try live.answer(overlayId)["status"] == "success")
+        let succeeded = try live.waitForAck("trk-good", "answer-succeeded")
+        #expect(succeeded["payload"]?["clientContext"]?["actionResult"] == "success")
+        #expect(try live.backend.ackStages("trk-good") == ["received", "rendered", "answer", "answer-succeeded"])
+        #expect(try live.acks("trk-good", stage: "answer").first?["payload"]?["clientContext"]?["actionResult"] == "attempted")
+
+        try live.backend.fault(["actionsReply": "EX400"])
+        let refusedId = try live.showLoaded(live.backend.quiz("tl-bad"), trackingId: "trk-bad")
+        #expect(try live.answer(refusedId)["reason"] == "api_EX400")
+        let failed = try live.waitForAck("trk-bad", "answer-failed")
+        #expect(failed["payload"]?["clientContext"]?["failureReason"] == "api_EX400")
+        #expect(failed["payload"]?["clientContext"]?["actionResult"] == "failure")
+        #expect(try live.backend.ackStages("trk-bad") == ["received", "rendered", "answer", "answer-failed"])
+    }
+
+    @Test func aPlayerThatAttachedAndLeftTakesItsOverlayAway() throws {
+        let live = try LiveFixture()
+        let overlayId = try live.show(live.backend.quiz("tl-gone"), trackingId: "trk-gone").overlayId
+        do {
+            let renderer = try live.daemon.client()
+            _ = try renderer.call("overlay.attached", ["overlayId": .string(overlayId)])
+        }  // The renderer's connection closes here.
+        let hidden = try live.player.waitForEvent("overlay.hide")
+        #expect(hidden.data["overlayId"] == .string(overlayId))
+        #expect(hidden.data["reason"] == "player_disconnected")
+        let cancelled = try live.waitForAck("trk-gone", "rendered")
+        #expect(cancelled["status"] == "cancelled")
+        #expect(cancelled["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "player_disconnected")
+        #expect(cancelled["payload"]?["clientContext"]?["timeline"]?["attached"]?.doubleValue != nil)
+    }
+
+    @Test func anAckTheServerNeverAcknowledgesIsSentOnce() throws {
+        let live = try LiveFixture()
+        try live.backend.fault(["ackEmitAck": false])
+        let overlayId = try live.show(live.backend.quiz("tl-noack"), trackingId: "trk-noack").overlayId
+        let received = try live.waitForAck("trk-noack", "received")
+        #expect(received["acked"] == false)
+        // The server acks again; the render report waits behind the unacknowledged `received`,
+        // which counts as delivered after 10 s on a connection that stayed up.
+        try live.backend.fault(["ackEmitAck": true])
+        _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        try live.waitForAcksDelivered(timeoutMs: 20_000)
+        #expect(try live.backend.ackStages("trk-noack") == ["received", "rendered"])
+        #expect(try live.acks("trk-noack", stage: "rendered").first?["acked"] == true)
+        #expect(try live.status()["tracking"]?["delivered"] == 2)
+    }
+}
