@@ -64,6 +64,12 @@ struct EventPrinter {
         let time = event.time.split(separator: "T").last.map { String($0.dropLast()) } ?? event.time
         let seq = event.seq.map { "#\($0)" } ?? "  "
         let type = event.type == EventType.eventsLagged ? output.red(event.type) : output.bold(event.type)
-        output.line("\(output.dim(time)) \(output.dim(seq)) \(type) \(Output.pairs(event.data))")
+        // The backend's raw payload is long and repeats the other fields: --json has it.
+        var data = event.data
+        if case .object(var members) = data {
+            members.removeValue(forKey: "raw")
+            data = .object(members)
+        }
+        output.line("\(output.dim(time)) \(output.dim(seq)) \(type) \(Output.pairs(data))")
     }
 }

@@ -176,4 +176,20 @@ import Testing
         #expect(try live.acks("trk-noack", stage: "rendered").first?["acked"] == true)
         #expect(try live.status()["tracking"]?["delivered"] == 2)
     }
+
+    @Test func anUnacknowledgedAckIsSentAgainAfterTheConnectionDropped() throws {
+        let live = try LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]])
+        try live.backend.fault(["ackEmitAck": false])
+        try live.show(live.backend.quiz("tl-drop"), trackingId: "trk-drop")
+        let first = try live.waitForAck("trk-drop", "received")
+        #expect(first["acked"] == false)
+        // The connection drops before the server acked it: the ack goes out again on the next one.
+        try live.backend.fault(["ackEmitAck": true, "dropSockets": true])
+        try live.player.waitForEvent("room.state") { $0["state"] == "joined" }
+        let again = try live.backend.waitForRecords("acks", "trackingId=trk-drop&stage=received") { $0.count >= 2 }
+        #expect(again.count == 2)
+        #expect(again[1]["acked"] == true)
+        #expect(again[1]["sid"] != first["sid"])
+        #expect(again[1]["payload"] == first["payload"])
+    }
 }
