@@ -83,7 +83,7 @@ import Testing
     }
 
     struct LocalRefusal: Sendable, CustomTestStringConvertible {
-        let viewer: Viewer
+        let viewer: BackendViewer
         let requirement: String
         let reason: String
         var testDescription: String { "\(viewer) \(requirement) → \(reason)" }

@@ -138,3 +138,21 @@ import Testing
         #expect(throws: IPCClientError.self) { try player.call("room.leave") }
     }
 }
+
+/// `interactive.status` is per viewer.
+@Suite struct InteractiveStatusTests {
+    @Test func needsALoginThenReturnsTheBackendsAnswer() throws {
+        let backend = try ReferenceBackend()
+        try backend.admin("POST", "/_admin/answered", ["userId": "alice", "mediaId": "m1", "timelineIds": ["tl1", "tl7"]])
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let client = try daemon.client()
+        do {
+            _ = try client.call("interactive.status", ["mediaId": "m1"])
+            Issue.record("interactive.status without login succeeded")
+        } catch IPCClientError.rpc(let error) {
+            #expect(error.name == "interactive.NotLoggedIn")
+        }
+        _ = try client.call("session.login", ["token": "token-alice", "userId": "alice"])
+        #expect(try client.call("interactive.status", ["mediaId": "m1"])["answered"] == ["tl1", "tl7"])
+    }
+}

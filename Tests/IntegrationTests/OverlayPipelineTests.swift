@@ -22,7 +22,7 @@ import Testing
         let url = try #require(wrapped.data["url"]?.stringValue)
         #expect(url.hasPrefix("\(live.backend.baseURL)/templates/quiz.html?id=tl-wrap&"))
         // onlivev2, anonymous, not in the fanclub.
-        #expect(queryItems(url) == ["id": "tl-wrap", "logged": "false", "duration": "30", "fanclub": "false"])
+        #expect(urlQueryItems(url) == ["id": "tl-wrap", "logged": "false", "duration": "30", "fanclub": "false"])
 
         // The flat shape, as ex-overlay: a fresh id, and it replaces the minigame on screen.
         let second = live.backend.quiz("tl-flat", alignment: 8, duration: 12)
@@ -36,7 +36,7 @@ import Testing
         #expect(flat.data["durationSec"] == 12)
         #expect(flat.data["raw"]?["position"] == second["position"])
         #expect(flat.overlayId != firstId && !flat.overlayId.isEmpty)
-        #expect(queryItems(flat.data["url"]?.stringValue ?? "") == ["id": "tl-flat", "logged": "false", "duration": "12",
+        #expect(urlQueryItems(flat.data["url"]?.stringValue ?? "") == ["id": "tl-flat", "logged": "false", "duration": "12",
                                                                        "fanclub": "false"])
         let onScreen = try live.status()["overlays"]?.arrayValue ?? []
         #expect(onScreen.compactMap { $0["overlayId"]?.stringValue } == [flat.overlayId])
@@ -44,13 +44,13 @@ import Testing
         // A viewer in the media's fanclub: no fanclub parameter.
         #expect(try live.player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
         let member = try live.show(live.backend.quiz("tl-member"))
-        #expect(queryItems(member.data["url"]?.stringValue ?? "") == ["id": "tl-member", "logged": "false", "duration": "30"])
+        #expect(urlQueryItems(member.data["url"]?.stringValue ?? "") == ["id": "tl-member", "logged": "false", "duration": "30"])
     }
 
     @Test func otherTenantsGetNoFanclubParameter() throws {
         let live = try LiveFixture(tenant: "vtvlive", viewer: .alice)
         let shown = try live.show(live.backend.quiz("tl-vtv", duration: 20), trackingId: "trk-vtv")
-        #expect(queryItems(shown.data["url"]?.stringValue ?? "") == ["id": "tl-vtv", "logged": "true", "duration": "20"])
+        #expect(urlQueryItems(shown.data["url"]?.stringValue ?? "") == ["id": "tl-vtv", "logged": "true", "duration": "20"])
     }
 
     @Test func overlaysOutsideTheRulesAreNotShown() throws {

@@ -186,6 +186,9 @@ actor RoomController {
 
     /// `interactive.status`: the backend's interactive status for this viewer and media.
     func interactiveStatus(mediaId: String) async throws(RPCError) -> JSONValue {
+        guard session.isLoggedIn else {
+            throw RPCError.daemon(.notLoggedIn, "interactive.status is per viewer: log in first (session.login)")
+        }
         let api = try BackendAPI(settings: settings, token: session.token)
         do {
             return try await api.interactiveStatus(mediaId: mediaId).reply

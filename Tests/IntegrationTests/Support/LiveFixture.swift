@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The built-in viewers of the reference backend (docs/backend.md, Users).
-enum Viewer: String, Sendable, CaseIterable {
+enum BackendViewer: String, Sendable, CaseIterable {
     /// VIP and allowed to bet.
     case alice
     /// Neither VIP nor allowed to bet.
@@ -31,7 +31,7 @@ final class LiveFixture: @unchecked Sendable {
 
     /// `config` is applied with `config.set` before the viewer logs in and joins, so settings that
     /// rebuild the connection (reconnect) do not disturb the room.
-    init(tenant: String = "onlivev2", viewer: Viewer? = nil, fanclub: Bool = false, mediaId: String = "m1",
+    init(tenant: String = "onlivev2", viewer: BackendViewer? = nil, fanclub: Bool = false, mediaId: String = "m1",
          config: JSONValue? = nil, events: [String]? = ["overlay.", "player.", "answer.", "login.", "fanclub.", "room.", "connection."],
          directory: TemporaryDirectory? = nil, backend existing: ReferenceBackend? = nil) throws {
         backend = try existing ?? ReferenceBackend()
@@ -46,7 +46,7 @@ final class LiveFixture: @unchecked Sendable {
         if let events { try player.subscribe(events) }
     }
 
-    static func login(_ client: IPCClient, _ viewer: Viewer) throws {
+    static func login(_ client: IPCClient, _ viewer: BackendViewer) throws {
         _ = try client.call("session.login", ["token": .string(viewer.token), "userId": .string(viewer.rawValue),
                                               "displayName": .string(viewer.displayName)])
     }
@@ -177,7 +177,7 @@ extension ReferenceBackend {
 }
 
 /// The query items of a URL, by name.
-func queryItems(_ url: String) -> [String: String] {
+func urlQueryItems(_ url: String) -> [String: String] {
     var items: [String: String] = [:]
     for item in URLComponents(string: url)?.queryItems ?? [] { items[item.name] = item.value ?? "" }
     return items
