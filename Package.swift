@@ -29,6 +29,7 @@ let package = Package(
         .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
+        .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
         .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "JSONValue", "interactived", "interactivectl"]),

@@ -114,11 +114,16 @@ import Testing
         #expect(try live.acks("trk-req", stage: "answer").isEmpty)
     }
 
-    @Test func aFanclubMemberMayAnswerAFanclubOverlay() throws {
-        let live = try LiveFixture(viewer: .bob, fanclub: true)
+    @Test func joiningTheFanclubInPlaceLetsTheViewerAnswer() throws {
+        let live = try LiveFixture(viewer: .bob, fanclub: false)
         let overlayId = try live.show(live.backend.quiz("tl-fan", extra: ["requireFanclub": true])).overlayId
+        #expect(try live.answer(overlayId)["reason"] == "fanclub_required")
+        // The same media with fanclub true: taken in place (no new join), and the answer goes through.
+        #expect(try live.player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
         #expect(try live.answer(overlayId)["status"] == "success")
         #expect(try live.backend.records("actions").count == 1)
+        #expect(try live.backend.records("room-events", "type=join-room").count == 1)
+        #expect(try live.backend.records("unknown-events").isEmpty)
     }
 
     // MARK: Bets and the REST call

@@ -113,12 +113,15 @@ import Testing
         let ckst = try #require(try live.backend.waitForRecords("room-events", "type=ckst") { !$0.isEmpty }.first)
         #expect(ckst["payload"] == ["mediaId": "m1", "state": "paused", "position": 42.5])
         #expect(ckst["sid"] == .string(socketId))
+        #expect(ckst["problems"] == [])
 
         try live.backend.emit(room: "m1", event: "recall-overlay", ["timelineId": "tl-trace"])
         let hidden = try live.player.waitForEvent("overlay.hide")
         #expect(hidden.data["overlayId"] == .string(shown.overlayId))
         #expect(hidden.data["reason"] == "recalled")
         #expect(try live.status()["overlays"]?.arrayValue?.isEmpty == true)
+        // Every event the daemon sent has a name the backend knows.
+        #expect(try live.backend.records("unknown-events").isEmpty)
     }
 
     @Test func anOverlayExpiresFiveSecondsAfterItsDuration() throws {

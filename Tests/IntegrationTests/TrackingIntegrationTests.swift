@@ -126,6 +126,26 @@ import Testing
         #expect(try live.status()["overlays"]?.arrayValue?.compactMap { $0["timelineId"]?.stringValue } == ["tl-showing"])
     }
 
+    @Test func aRepeatedEmitOfTheOverlayOnScreenLeavesItsSessionAlone() throws {
+        let live = try LiveFixture()
+        let overlayId = try live.show(live.backend.quiz("tl-twice"), trackingId: "trk-twice").overlayId
+        try live.waitForAck("trk-twice", "received")
+        // The server sends the same emit again (same tracking id), wrapped or flat: not shown again,
+        // and the session of the overlay on screen goes on.
+        try live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-twice"), trackingId: "trk-twice")
+        try live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-twice"), trackingId: "trk-twice", shape: "flat",
+                                     event: "ex-overlay")
+        try live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-next"), trackingId: "trk-next", event: "ex-overlay")
+        let replaced = try live.player.waitForEvent("overlay.hide")
+        #expect(replaced.data["overlayId"] == .string(overlayId))
+        #expect(replaced.data["reason"] == "replaced_by_new_overlay")
+        let rendered = try live.waitForAck("trk-twice", "rendered")
+        #expect(rendered["status"] == "cancelled")
+        #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "replaced_by_new_overlay")
+        try live.waitForAcksDelivered()
+        #expect(try live.backend.ackStages("trk-twice") == ["received", "rendered"])
+    }
+
     @Test func answerStagesFollowTheRender() throws {
         let live = try LiveFixture(viewer: .alice)
         let overlayId = try live.showLoaded(live.backend.quiz("tl-good"), trackingId: "trk-good")

@@ -15,17 +15,32 @@ struct ClientConnection: Sendable {
 
     /// Serves the client until it disconnects or the task is cancelled; closes the socket.
     func run() async {
+        log.debug("Client connected as \(context.role.rawValue)", clientFields)
         IOReactor.shared.register(fd)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await writeLoop() }
-            await readLoop()
-            context.queue.close()
-            await group.waitForAll()
+        // The reader ending (end of input) lets the writer drain what is queued; the writer
+        // ending (the peer is gone, or it stopped reading its replies) stops the reader.
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await readLoop()
+                return true
+            }
+            group.addTask {
+                await writeLoop()
+                return false
+            }
+            while let readerEnded = await group.next() {
+                if readerEnded {
+                    context.queue.close()
+                } else {
+                    group.cancelAll()
+                }
+            }
         }
         await router.bus.unsubscribe(connection: context.id)
         await router.rooms.clientDisconnected(context.id)
         IOReactor.shared.deregister(fd)
         close(fd)
+        log.debug("Client disconnected", clientFields)
     }
 
     private func readLoop() async {
@@ -36,6 +51,11 @@ struct ClientConnection: Sendable {
             if count > 0 {
                 let frames = buffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 for frame in frames { await handle(frame) }
+                if context.queue.overflowed {
+                    // The writer may be parked on a full socket: shutting it down wakes both sides.
+                    shutdown(fd, Int32(SHUT_RDWR))
+                    return
+                }
             } else if count == 0 {
                 return
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
@@ -49,7 +69,7 @@ struct ClientConnection: Sendable {
     private func handle(_ frame: LineFramer.Frame) async {
         switch frame {
         case .oversized:
-            log.warning("Client sent a line over 1 MiB; discarded", ["INTERACTIVE_CLIENT_PID": pidField])
+            log.warning("Client sent a line over 1 MiB; discarded", clientFields)
             reply(RPCResponse(id: .null, outcome: .failure(.invalidRequest("line longer than 1 MiB"))))
         case .line(let line):
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
@@ -68,7 +88,11 @@ struct ClientConnection: Sendable {
 
     private func reply(_ response: RPCResponse) { context.queue.pushReply(response.line()) }
 
-    private var pidField: String { context.peer.map { String($0.pid) } ?? "unknown" }
+    private var clientFields: [String: String] {
+        guard let peer = context.peer else { return ["INTERACTIVE_CLIENT_ID": String(context.id)] }
+        return ["INTERACTIVE_CLIENT_ID": String(context.id), "INTERACTIVE_CLIENT_PID": String(peer.pid),
+                "INTERACTIVE_CLIENT_UID": String(peer.uid)]
+    }
 
     private func writeLoop() async {
         while let items = await context.queue.next() {
@@ -83,6 +107,9 @@ struct ClientConnection: Sendable {
                 context.queue.close()
                 return
             }
+        }
+        if context.queue.overflowed {
+            log.warning("Client leaves its replies unread; disconnecting it", clientFields)
         }
     }
 

@@ -18,16 +18,26 @@ final class OutboundQueue: Sendable {
         var items: [Item] = []
         var queuedEvents = 0
         var closed = false
+        var overflowed = false
         var waiter: CheckedContinuation<[Item]?, Never>?
     }
 
     let eventLimit: Int
+    /// Replies a client may leave unread; past it the client is not reading and is disconnected.
+    let replyLimit: Int
     private let state = Mutex(State())
 
-    init(eventLimit: Int) { self.eventLimit = eventLimit }
+    init(eventLimit: Int, replyLimit: Int = 65_536) {
+        self.eventLimit = eventLimit
+        self.replyLimit = replyLimit
+    }
 
-    /// Queues a reply or another line that must not be dropped.
+    /// Queues a reply or another line that must not be dropped. A client that leaves more than
+    /// `replyLimit` of them unread is closed instead of growing without bound.
     func pushReply(_ line: [UInt8]) { push(.line(line), isEvent: false) }
+
+    /// True when the queue closed itself because the client left `replyLimit` replies unread.
+    var overflowed: Bool { state.withLock { $0.overflowed } }
 
     /// Queues an event line, or counts it as missed when the queue is full.
     func pushEvent(_ line: [UInt8]) { push(.line(line), isEvent: true) }
@@ -35,6 +45,13 @@ final class OutboundQueue: Sendable {
     private func push(_ item: Item, isEvent: Bool) {
         let wake: (CheckedContinuation<[Item]?, Never>, [Item])? = state.withLock { state -> (CheckedContinuation<[Item]?, Never>, [Item])? in
             guard !state.closed else { return nil }
+            if !isEvent && state.items.count - state.queuedEvents >= replyLimit {
+                state.closed = true
+                state.overflowed = true
+                let waiter = state.waiter
+                state.waiter = nil
+                return waiter.map { ($0, state.takeAll()) }
+            }
             if isEvent {
                 if state.queuedEvents >= eventLimit {
                     if case .lagged(let missed)? = state.items.last {

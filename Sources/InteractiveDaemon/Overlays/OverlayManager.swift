@@ -86,7 +86,11 @@ actor OverlayManager {
         }
         if let reason {
             log.info("Overlay kept off screen: \(reason)", fields(overlay))
-            if let trackingId { await tracker?.keptOffScreen(trackingId: trackingId, reason: reason) }
+            // A repeated emit of an overlay on screen (same tracking id) is that overlay's own
+            // session, not a new one: it must not be cancelled.
+            if let trackingId, !screen.contains(where: { $0.trackingId == trackingId }) {
+                await tracker?.keptOffScreen(trackingId: trackingId, reason: reason)
+            }
             return nil
         }
         return await show(overlay)

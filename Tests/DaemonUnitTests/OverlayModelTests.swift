@@ -1,0 +1,62 @@
+import JSONValue
+import Testing
+@testable import InteractiveDaemon
+
+@Suite struct OverlayModelTests {
+    private let overlay: JSONValue = [
+        "timelineId": 42, "typeTimeline": "3", "url": "https://cdn/q.html?id=1#top",
+        "position": ["alignment": 8, "width": "40", "height": 30], "duration": 30, "targets": ["linuxstb"],
+        "traceLock": true, "requireBet": "true", "betAmount": 50, "extra": "kept",
+    ]
+
+    @Test func bothPayloadShapesAndLenientFields() throws {
+        let wrapped = try #require(IncomingOverlay(payload: ["data": overlay, "_trackingId": "t1", "_emitTimestamp": 1764400000000]))
+        var flatObject = overlay.objectValue ?? [:]
+        flatObject["_trackingId"] = "t1"
+        flatObject["_emitTimestamp"] = 1764400000000
+        let flat = try #require(IncomingOverlay(payload: .object(flatObject)))
+        for parsed in [wrapped, flat] {
+            #expect(parsed.timelineId == "42")
+            #expect(parsed.kind == .predict)
+            #expect(parsed.location == 8)
+            #expect(parsed.widthPct == 40)
+            #expect(parsed.requireBet)
+            #expect(parsed.trackingId == "t1")
+            #expect(parsed.emitTimestamp == 1764400000000)
+            #expect(parsed.raw["extra"] == "kept")
+        }
+        #expect(IncomingOverlay(payload: ["url": "x"]) == nil)
+    }
+
+    @Test func alignmentOutsideZeroToEightIsInvalid() throws {
+        var object = overlay.objectValue ?? [:]
+        object["position"] = ["alignment": 9]
+        #expect(try #require(IncomingOverlay(payload: .object(object))).location == nil)
+        object["position"] = ["alignment": 2.5]
+        #expect(try #require(IncomingOverlay(payload: .object(object))).location == nil)
+    }
+
+    @Test func targetsAndTemplateURL() throws {
+        let parsed = try #require(IncomingOverlay(payload: overlay))
+        #expect(parsed.isTargeted(os: "linuxstb"))
+        #expect(!parsed.isTargeted(os: "iphone"))
+        #expect(parsed.templateURL(loggedIn: true, tenant: "onlivev2", fanclub: false)
+            == "https://cdn/q.html?id=1&logged=true&duration=30&fanclub=false#top")
+        #expect(parsed.templateURL(loggedIn: false, tenant: "vtvlive", fanclub: false)
+            == "https://cdn/q.html?id=1&logged=false&duration=30#top")
+        #expect(parsed.templateURL(loggedIn: true, tenant: "onlivev2", fanclub: true)
+            == "https://cdn/q.html?id=1&logged=true&duration=30#top")
+    }
+
+    @Test func bridgeMessagesAsObjectsOrStrings() throws {
+        let fromString = try #require(BridgeMessage(.string(#"{"type":"INTERACTIVE_ACTION_REPORT","data":{"action":"CLICK_ADS","url":"https://ad"}}"#)))
+        #expect(fromString.kind == .actionReport)
+        #expect(fromString.adURL == "https://ad")
+        let fromObject = try #require(BridgeMessage(["type": "INTERACTIVE_SHOW_ANALYTICS"]))
+        #expect(fromObject.kind == .show)
+        #expect(fromObject.adURL == nil)
+        #expect(BridgeMessage(.string("not json")) == nil)
+        #expect(BridgeMessage(["data": 1]) == nil)
+        #expect(BridgeMessage(["type": "SOMETHING_ELSE"])?.kind == nil)
+    }
+}
