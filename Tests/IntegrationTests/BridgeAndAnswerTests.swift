@@ -165,6 +165,22 @@ import Testing
         #expect(try live.backend.records("rest-log", "path=/api/actions").count == 1)
     }
 
+    @Test func aVipAnswerIsConfirmedAndAPlainOneIsNot() throws {
+        let live = try LiveFixture(viewer: .carol)
+        let vipId = try live.show(live.backend.quiz("tl-vip", extra: ["requireVip": true])).overlayId
+        #expect(try live.answer(vipId)["status"] == "success")
+        let confirmed = try #require(try live.player.nextEvent(timeoutMs: 10_000))
+        #expect(confirmed.type == "overlay.post")
+        #expect(confirmed.data["message"] == ["key": "UPDATE_CONFIRM", "data": ["timelineId": "tl-vip", "success": true]])
+
+        let plainId = try live.show(live.backend.quiz("tl-plain")).overlayId
+        #expect(try live.answer(plainId)["status"] == "success")
+        try live.player.expectNoEvent("overlay.post", withinMs: 300)
+        // Only the VIP overlay asked for the viewer's status.
+        #expect(try live.backend.records("rest-log", "path=/api/public/vip-status").count == 1)
+        #expect(try live.backend.records("actions").count == 2)
+    }
+
     @Test func aDeclinedBetIsNotPostedAndMayBeRetried() throws {
         let live = try LiveFixture(viewer: .dave)
         let overlayId = try live.show(live.backend.quiz("tl-decline", extra: ["requireBet": true, "betAmount": 5])).overlayId

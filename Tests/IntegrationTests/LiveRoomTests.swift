@@ -156,3 +156,39 @@ import Testing
         #expect(try client.call("interactive.status", ["mediaId": "m1"])["answered"] == ["tl1", "tl7"])
     }
 }
+
+/// room.join's timeout, an unacknowledged join-room, and leaving on shutdown.
+@Suite struct LiveJoinTimingTests {
+    @Test func joinReturnsJoiningAfterTimeoutWhileTheDaemonKeepsTrying() throws {
+        let backend = try ReferenceBackend()
+        try backend.fault(["refuseConnections": "transport"])
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        _ = try player.call("config.set", ["reconnect": ["baseMs": 50, "capMs": 200]])
+        try player.subscribe(["room.", "connection."])
+        #expect(try player.call("room.join", ["mediaId": "m1", "timeoutMs": 300])["state"] == "joining")
+        try player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
+        try backend.fault(["refuseConnections": false])
+        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+    }
+
+    @Test func unacknowledgedJoinRoomIsTakenAsJoinedAfterFiveSeconds() throws {
+        let backend = try ReferenceBackend()
+        try backend.fault(["ackJoinRoom": false])
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let player = try daemon.client()
+        let started = Date()
+        #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
+        #expect(Date().timeIntervalSince(started) >= 4.5)
+        #expect(daemon.stderr.contains("did not ack join-room"))
+    }
+
+    @Test func gracefulStopLeavesTheRoom() throws {
+        let backend = try ReferenceBackend()
+        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        _ = try daemon.client().call("room.join", ["mediaId": "m1"])
+        #expect(try daemon.stop() == 0)
+        try backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
+        try daemon.notify.waitFor("STOPPING=1")
+    }
+}

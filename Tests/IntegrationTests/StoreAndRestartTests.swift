@@ -56,6 +56,30 @@ import Glibc
         #expect(try backend.ackStages("trk-killed") == ["received", "rendered"])
     }
 
+    @Test func anAckStoredWhileTheBackendWasDownSurvivesAKill() throws {
+        let directory = try TemporaryDirectory()
+        var port = 0
+        do {
+            let first = try LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]], directory: directory)
+            port = first.backend.port
+            let overlayId = try first.show(first.backend.quiz("tl-stored"), trackingId: "trk-stored").overlayId
+            try first.waitForAck("trk-stored", "received")
+            try first.waitForAcksDelivered()
+            first.backend.stop()
+            try first.player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
+            _ = try first.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+            _ = try first.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+            #expect(try first.status()["tracking"]?["pendingAcks"] == 1)
+            first.daemon.signal(SIGKILL)
+            _ = try first.daemon.waitForExit()
+        }
+        let backend = try ReferenceBackend.onPort(port)
+        let second = try LiveFixture(directory: directory, backend: backend)
+        #expect(try second.waitForAck("trk-stored", "rendered")["status"] == "success")
+        try second.waitForAcksDelivered()
+        #expect(try backend.ackStages("trk-stored") == ["rendered"])
+    }
+
     @Test func anAnsweredTimelineStaysAnsweredAfterARestart() throws {
         let backend = try ReferenceBackend()
         let directory = try TemporaryDirectory()
