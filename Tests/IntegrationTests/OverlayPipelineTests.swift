@@ -38,6 +38,11 @@ import Testing
         #expect(flat.overlayId != firstId && !flat.overlayId.isEmpty)
         #expect(urlQueryItems(flat.data["url"]?.stringValue ?? "") == ["id": "tl-flat", "logged": "false", "duration": "12",
                                                                        "fanclub": "false"])
+        // Both shapes carry their tracking id and emit timestamp.
+        for trackingId in ["trk-wrap", "trk-flat"] {
+            let received = try live.waitForAck(trackingId, "received")
+            #expect(received["payload"]?["clientContext"]?["receiveLatencyMs"]?.doubleValue != nil, "\(trackingId)")
+        }
         let onScreen = try live.status()["overlays"]?.arrayValue ?? []
         #expect(onScreen.compactMap { $0["overlayId"]?.stringValue } == [flat.overlayId])
 
@@ -81,6 +86,23 @@ import Testing
         try live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-ans"), trackingId: "trk-ans-2")
         try live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-after"), trackingId: "trk-after")
         #expect(try live.shownTimelines(until: "tl-after") == ["tl-after"])
+    }
+
+    @Test func aTimelineTheBackendSaysWasAnsweredIsNotShownEvenRightAtTheJoin() throws {
+        // The room's timeline emits the overlay as soon as the daemon joins.
+        let folder = try TemporaryDirectory()
+        let scenario = folder.path + "/scenario.json"
+        let overlay: JSONValue = ["timelineId": "tl-done", "typeTimeline": 1, "url": "{base}/templates/quiz.html?id=tl-done",
+                                  "position": ["alignment": 4, "width": 40, "height": 30], "duration": 30, "targets": ["all"]]
+        let rooms: JSONValue = ["rooms": ["m1": [["at": 0, "event": "overlay", "trackingId": "trk-done", "overlay": overlay]]]]
+        try Data(rooms.serialized()).write(to: URL(fileURLWithPath: scenario))
+        let backend = try ReferenceBackend(arguments: ["--scenario", scenario])
+        try backend.admin("POST", "/_admin/answered", ["userId": "alice", "mediaId": "m1", "timelineIds": ["tl-done"]])
+
+        let live = try LiveFixture(viewer: .alice, backend: backend)
+        let rendered = try live.waitForAck("trk-done", "rendered", timeoutMs: 12_000)
+        #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "already_interacted")
+        #expect(try live.status()["overlays"]?.arrayValue?.isEmpty == true)
     }
 
     @Test func aDismissedTimelineMayBeShownAgain() throws {

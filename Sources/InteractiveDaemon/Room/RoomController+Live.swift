@@ -174,6 +174,7 @@ extension RoomController {
             "displayName": JSONValue(session.displayName), "os": JSONValue(settings.os),
         ]
         let generation = socketGeneration
+        interactiveStatusLoad = session.isLoggedIn ? loadInteractiveStatus(mediaId: current.mediaId) : nil
         Task { [weak self] in
             let acked: Bool
             do {
@@ -198,13 +199,12 @@ extension RoomController {
         current.error = nil
         await setRoom(current)
         log.notice("Room joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
-        if session.isLoggedIn { loadInteractiveStatus(mediaId: mediaId) }
     }
 
     /// The backend's answered timelines for this viewer, so they are not shown again.
-    func loadInteractiveStatus(mediaId: String) {
-        guard let api = try? BackendAPI(settings: settings, token: session.token) else { return }
-        Task { [weak self, log] in
+    func loadInteractiveStatus(mediaId: String) -> Task<Void, Never>? {
+        guard let api = try? BackendAPI(settings: settings, token: session.token) else { return nil }
+        return Task { [weak self, log] in
             do {
                 let answered = try await api.interactiveStatus(mediaId: mediaId).answered
                 await self?.overlays.addAnswered(answered)
@@ -250,6 +250,8 @@ extension RoomController {
                 "socketId": JSONValue(socketId), "receivedAt": .number(Double(receivedAt)),
             ]])
         }
+        // Bounded by the REST timeout.
+        await interactiveStatusLoad?.value
         await route(overlay, receivedAt: receivedAt)
     }
 

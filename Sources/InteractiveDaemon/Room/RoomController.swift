@@ -29,6 +29,9 @@ actor RoomController {
     var socketEverConnected = false
     /// The connection on which join-room was last sent for the current room.
     var joinSentOnSocket: String?
+    /// The backend's interactive status, requested with each join-room: overlays that arrive
+    /// meanwhile wait for it, so a timeline answered elsewhere is not shown right at the join.
+    var interactiveStatusLoad: Task<Void, Never>?
 
     /// emit-ack tracking of live overlays.
     let tracking: TrackingService
