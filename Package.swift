@@ -27,9 +27,15 @@ let package = Package(
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"]),
         .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue"]),
+        // `ws-echo URL`: echoes every WebSocket message back until the peer closes.
+        .executableTarget(name: "ws-echo", dependencies: ["SocketIO"]),
+        // Throughput, latency and RSS of the Socket.IO client against a local sender (Benchmarks/socketio).
+        .executableTarget(name: "sio-bench", dependencies: ["SocketIO", "JSONValue"]),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
+        // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
+        .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "ws-echo"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
         .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "JSONValue", "interactived", "interactivectl"]),

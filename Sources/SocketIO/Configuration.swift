@@ -17,7 +17,8 @@ public struct ReconnectPolicy: Sendable, Equatable {
     public var baseMs: Int
     public var capMs: Int
     public var factor: Double
-    /// A connection that lasted at least this long resets the backoff to `baseMs`.
+    /// A connection that lasted at least this long resets the backoff to `baseMs`. (Values are
+    /// clamped: baseMs ≥ 1, capMs ≥ baseMs, factor ≥ 1.)
     public var stableAfterMs: Int
 
     public init(enabled: Bool = true, baseMs: Int = 500, capMs: Int = 30_000, factor: Double = 2, stableAfterMs: Int = 30_000) {
@@ -115,7 +116,7 @@ public enum SocketIOConnectionState: Sendable, Equatable {
     /// The server refused the connection (`SocketIOError.connectionRefused`). The client does not
     /// retry by itself; `reconnectNow()` tries again (e.g. after a new login).
     case refused(SocketIOError)
-    /// The client stopped: `.disconnectedByClient`, `.disconnectedByServer`, or the error that
-    /// ended the connection when reconnection is disabled.
+    /// The client stopped: `.disconnectedByClient`, `.disconnectedByServer`, `.invalidURL`, or the
+    /// error that ended the connection when reconnection is disabled.
     case disconnected(SocketIOError)
 }

@@ -33,23 +33,24 @@ enum DNSResolver {
     /// IPv4 and IPv6 addresses of `host`, in the order getaddrinfo prefers. Cancellation returns
     /// at once with `CancellationError`; the lookup still finishes in the background.
     static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
-        let once = Locked<CheckedContinuation<[SocketAddress], any Error>?>(nil)
+        // The continuation is taken out under the lock and resumed outside it: resuming takes the
+        // task's own lock, which cancellation holds while it calls `onCancel`.
+        let slot = Locked<CheckedContinuation<[SocketAddress], any Error>?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[SocketAddress], any Error>) in
-                once.withLock { $0 = continuation }
+                slot.withLock { $0 = continuation }
+                if Task.isCancelled {
+                    // `onCancel` ran before the continuation was stored.
+                    slot.withLock { taken in defer { taken = nil }; return taken }?.resume(throwing: CancellationError())
+                    return
+                }
                 queue.async {
                     let result = Result { try lookup(host: host, port: port) }
-                    once.withLock { slot in
-                        slot?.resume(with: result)
-                        slot = nil
-                    }
+                    slot.withLock { taken in defer { taken = nil }; return taken }?.resume(with: result)
                 }
             }
         } onCancel: {
-            once.withLock { slot in
-                slot?.resume(throwing: CancellationError())
-                slot = nil
-            }
+            slot.withLock { taken in defer { taken = nil }; return taken }?.resume(throwing: CancellationError())
         }
     }
 

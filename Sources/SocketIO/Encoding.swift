@@ -1,5 +1,3 @@
-import COpenSSL
-
 /// Base64 (RFC 4648, with padding), SHA-1 and UTF-8 validation used by the WebSocket handshake
 /// and frame codec.
 enum Encoding {
@@ -33,14 +31,49 @@ enum Encoding {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// SHA-1 (FIPS 180-4). Only used for the handshake's accept key; written out here so that a
+    /// plain `ws://` connection does not need to initialise OpenSSL.
     static func sha1(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = bytes.withUnsafeBytes { raw in
-            EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha1(), nil)
+        var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
+        var message = bytes
+        message.append(0x80)
+        while message.count % 64 != 56 { message.append(0) }
+        let bitLength = UInt64(bytes.count) &* 8
+        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        var w = [UInt32](repeating: 0, count: 80)
+        for chunk in stride(from: 0, to: message.count, by: 64) {
+            for i in 0..<16 {
+                let j = chunk + i * 4
+                w[i] = UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8 | UInt32(message[j + 3])
+            }
+            for i in 16..<80 {
+                let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
+                w[i] = x << 1 | x >> 31
+            }
+            var (a, b, c, d, e) = (h[0], h[1], h[2], h[3], h[4])
+            for i in 0..<80 {
+                let f: UInt32
+                let k: UInt32
+                switch i {
+                case 0..<20: f = (b & c) | (~b & d); k = 0x5A82_7999
+                case 20..<40: f = b ^ c ^ d; k = 0x6ED9_EBA1
+                case 40..<60: f = (b & c) | (b & d) | (c & d); k = 0x8F1B_BCDC
+                default: f = b ^ c ^ d; k = 0xCA62_C1D6
+                }
+                let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
+                e = d
+                d = c
+                c = b << 30 | b >> 2
+                b = a
+                a = temp
+            }
+            h[0] &+= a
+            h[1] &+= b
+            h[2] &+= c
+            h[3] &+= d
+            h[4] &+= e
         }
-        guard ok == 1 else { return [] }
-        return Array(digest[0..<Int(length)])
+        return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
     }
 
     /// The value a server must answer in `Sec-WebSocket-Accept` for `key` (RFC 6455 §4.2.2).

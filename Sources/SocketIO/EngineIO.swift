@@ -171,6 +171,30 @@ final class EngineIOConnection: Sendable {
         }
     }
 
+    /// Push mode (see `WebSocket.startReceiving`): data messages go to `onMessage` on the
+    /// reactor thread; pings are answered there at once.
+    func startReceiving(
+        onMessage: @escaping @Sendable (EngineIOMessage) -> SocketIOError?,
+        onEnd: @escaping @Sendable (SocketIOError) -> Void
+    ) {
+        webSocket.startReceiving(onMessage: { [self] opcode, payload in
+            do {
+                switch try EngineIOCodec.decode(opcode: opcode, payload: payload, version: version) {
+                case .message(let body): return onMessage(.text(body))
+                case .binary(let data): return onMessage(.binary(data))
+                case .ping(let body):
+                    try send([.pong(body)])
+                    return nil
+                case .pong, .noop, .upgrade: return nil
+                case .close: return .connectionLost("the server closed the Engine.IO session")
+                case .open: return .protocolViolation("a second Engine.IO open packet")
+                }
+            } catch {
+                return WebSocket.classify(error)
+            }
+        }, onEnd: onEnd)
+    }
+
     /// Sends packets back to back. Throws `.payloadTooLarge` when one exceeds the server's maxPayload.
     func send(_ packets: [EngineIOPacket]) throws {
         let frames = packets.map { EngineIOCodec.encode($0, version: version) }

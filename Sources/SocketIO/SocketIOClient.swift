@@ -71,6 +71,13 @@ public actor SocketIOClient {
         }
     }
 
+    /// The I/O thread, as a task executor. A task that consumes `events` and does little work per
+    /// event can prefer it (`Task(executorPreference: client.ioExecutor) { for await e in
+    /// client.events { ... } }`) to get each event on the thread that decoded it, without a thread
+    /// switch; it then also slows the reader down to its own pace. Anything slow or blocking in such
+    /// a task delays all I/O.
+    public nonisolated var ioExecutor: any TaskExecutor { Reactor.shared }
+
     /// The connection's socket id while connected.
     public var socketId: String? { session?.socketId }
 
@@ -185,13 +192,20 @@ public actor SocketIOClient {
                 }
                 failure = reason
             } catch let error as SocketIOError {
-                if case .connectionRefused = error {
+                switch error {
+                case .connectionRefused:
                     log(.warning, "\(error)")
                     publish(.refused(error))
                     loopEnded(id: id)
                     return
+                case .invalidURL:
+                    log(.error, "\(error)")
+                    publish(.disconnected(error))
+                    loopEnded(id: id)
+                    return
+                default:
+                    failure = error
                 }
-                failure = error
             } catch {
                 guard !(error is CancellationError) else { break }
                 failure = .connectionLost("\(error)")

@@ -38,6 +38,11 @@ public enum SocketIOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The caller disconnected the client.
     case disconnectedByClient
 
+    var isProtocolViolation: Bool {
+        if case .protocolViolation = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .invalidURL(let url): return "invalid Socket.IO URL: \(url)"

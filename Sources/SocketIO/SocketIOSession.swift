@@ -67,15 +67,15 @@ final class SocketIOSession: Sendable {
             switch version {
             case .v4:
                 try engine.send([.message(SocketIOCodec.encode(SocketIOPacket(type: .connect, namespace: namespace, data: credentials.auth)))])
-                socketId = try await awaitConnect(engine: engine, namespace: namespace, epoch: epoch, assembler: &assembler, early: &early, log: log)
+                socketId = try await awaitConnect(engine: engine, namespace: namespace, keeping: namespace, epoch: epoch, assembler: &assembler, early: &early, log: log)
             case .v3:
                 // The server connects "/" by itself; other namespaces are asked for afterwards.
-                let rootId = try await awaitConnect(engine: engine, namespace: "/", epoch: epoch, assembler: &assembler, early: &early, log: log)
+                _ = try await awaitConnect(engine: engine, namespace: "/", keeping: namespace, epoch: epoch, assembler: &assembler, early: &early, log: log)
                 if namespace != "/" {
                     try engine.send([.message(SocketIOCodec.encode(SocketIOPacket(type: .connect, namespace: namespace)))])
-                    _ = try await awaitConnect(engine: engine, namespace: namespace, epoch: epoch, assembler: &assembler, early: &early, log: log)
+                    _ = try await awaitConnect(engine: engine, namespace: namespace, keeping: namespace, epoch: epoch, assembler: &assembler, early: &early, log: log)
                 }
-                socketId = rootId.isEmpty ? engine.handshake.sid : rootId
+                socketId = engine.handshake.sid
             }
             let session = SocketIOSession(engine: engine, namespace: namespace, socketId: socketId, epoch: epoch, log: log)
             return (session, early)
@@ -85,14 +85,19 @@ final class SocketIOSession: Sendable {
         }
     }
 
-    /// Reads until the CONNECT reply for `namespace`; keeps events that arrive first.
+    /// Reads until the CONNECT reply for `namespace`; keeps the events for `kept` that arrive first.
     private static func awaitConnect(
-        engine: EngineIOConnection, namespace: String, epoch: Int, assembler: inout SocketIOBinaryAssembler,
-        early: inout [Incoming], log: @Sendable (SocketIOLogLevel, String) -> Void
+        engine: EngineIOConnection, namespace: String, keeping kept: String, epoch: Int,
+        assembler: inout SocketIOBinaryAssembler, early: inout [Incoming], log: @Sendable (SocketIOLogLevel, String) -> Void
     ) async throws -> String {
         while true {
             let (packet, attachments) = try await nextPacket(engine: engine, assembler: &assembler)
-            guard packet.namespace == namespace else { continue }
+            switch packet.type {
+            case .connect, .connectError, .disconnect:
+                guard packet.namespace == namespace else { continue }
+            case .event, .binaryEvent, .ack, .binaryAck:
+                guard packet.namespace == kept else { continue }
+            }
             switch packet.type {
             case .connect:
                 if engine.version == .v3 { return engine.handshake.sid }
@@ -140,7 +145,7 @@ final class SocketIOSession: Sendable {
         }
     }
 
-    private static func makeIncoming(_ packet: SocketIOPacket, _ attachments: [[UInt8]], epoch: Int) -> Incoming? {
+    static func makeIncoming(_ packet: SocketIOPacket, _ attachments: [[UInt8]], epoch: Int) -> Incoming? {
         guard var array = packet.data?.arrayValue else { return nil }
         switch packet.type {
         case .event, .binaryEvent:
@@ -156,63 +161,42 @@ final class SocketIOSession: Sendable {
     }
 
     /// Reads until the connection ends; returns why. `.disconnectedByServer` means the server sent
-    /// DISCONNECT; `.heartbeatTimeout`, `.connectionLost` and others mean the transport broke.
+    /// DISCONNECT; `.heartbeatTimeout`, `.connectionLost` and others mean the transport broke;
+    /// `.disconnectedByClient` that the calling task was cancelled.
+    ///
+    /// Packets are decoded on the reactor thread as they arrive and events go straight to
+    /// `onEvent` (no extra thread hop); acknowledgements are handed to `onAck` in order, and all of
+    /// them have been handed over when this returns.
     func run(
         onEvent: @escaping @Sendable (SocketIOEvent) -> Void,
         onAck: @escaping @Sendable (Int, SocketIOPayload) async -> Void
     ) async -> SocketIOError {
-        await withTaskGroup(of: SocketIOError.self) { group in
-            group.addTask {
-                do {
-                    try await self.engine.heartbeat()
-                    return .heartbeatTimeout
-                } catch {
-                    return SocketIOSession.classify(error)
-                }
-            }
-            group.addTask {
-                await self.readLoop(onEvent: onEvent, onAck: onAck)
-            }
-            let first = await group.next() ?? .connectionLost("ended")
-            group.cancelAll()
-            return first
+        let (acks, ackSink) = AsyncStream<(Int, SocketIOPayload)>.makeStream()
+        let ackConsumer = Task {
+            for await (id, payload) in acks { await onAck(id, payload) }
         }
-    }
-
-    private func readLoop(
-        onEvent: @Sendable (SocketIOEvent) -> Void,
-        onAck: @Sendable (Int, SocketIOPayload) async -> Void
-    ) async -> SocketIOError {
-        var assembler = SocketIOBinaryAssembler()
-        do {
-            while true {
-                let (packet, attachments) = try await SocketIOSession.nextPacket(engine: engine, assembler: &assembler)
-                guard packet.namespace == namespace else { continue }
-                switch packet.type {
-                case .event, .binaryEvent, .ack, .binaryAck:
-                    switch SocketIOSession.makeIncoming(packet, attachments, epoch: epoch) {
-                    case .event(let event)?: onEvent(event)
-                    case .ack(let id, let payload)?: await onAck(id, payload)
-                    case nil: log(.warning, "ignored a malformed \(packet.type) packet")
-                    }
-                case .disconnect:
-                    engine.close()
-                    return .disconnectedByServer
-                case .connect:
-                    log(.debug, "ignored a repeated CONNECT packet")
-                case .connectError:
-                    log(.warning, "ignored CONNECT_ERROR on a connected namespace: \(packet.data?.jsonText ?? "")")
-                }
-            }
-        } catch {
-            return SocketIOSession.classify(error)
+        let engine = self.engine
+        let heartbeat = Task {
+            try await engine.heartbeat()  // aborts the connection with .heartbeatTimeout
         }
-    }
-
-    private static func classify(_ error: any Error) -> SocketIOError {
-        if let error = error as? SocketIOError { return error }
-        if error is CancellationError { return .disconnectedByClient }
-        return .connectionLost("\(error)")
+        let reader = PacketReader(namespace: namespace, epoch: epoch, log: log)
+        let reason = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<SocketIOError, Never>) in
+                engine.startReceiving(
+                    onMessage: { message in
+                        reader.handle(message, onEvent: onEvent, onAck: { ackSink.yield(($0, $1)) })
+                    },
+                    onEnd: { reason in
+                        ackSink.finish()
+                        continuation.resume(returning: reason)
+                    })
+            }
+        } onCancel: {
+            engine.webSocket.abort(.disconnectedByClient)
+        }
+        heartbeat.cancel()
+        await ackConsumer.value
+        return reason
     }
 
     /// Sends one packet and its attachments back to back.
@@ -226,5 +210,51 @@ final class SocketIOSession: Sendable {
     func close() {
         try? send(SocketIOPacket(type: .disconnect, namespace: namespace), attachments: [])
         engine.close()
+    }
+}
+
+/// Decoding state of a connected session's incoming packets. Used only on the reactor thread
+/// (push mode delivers messages one at a time), hence the unchecked Sendable.
+private final class PacketReader: @unchecked Sendable {
+    private var assembler = SocketIOBinaryAssembler()
+    private let namespace: String
+    private let epoch: Int
+    private let log: @Sendable (SocketIOLogLevel, String) -> Void
+
+    init(namespace: String, epoch: Int, log: @escaping @Sendable (SocketIOLogLevel, String) -> Void) {
+        self.namespace = namespace
+        self.epoch = epoch
+        self.log = log
+    }
+
+    /// Handles one Engine.IO message; returns a reason to stop, or nil to go on.
+    func handle(
+        _ message: EngineIOMessage, onEvent: (SocketIOEvent) -> Void, onAck: (Int, SocketIOPayload) -> Void
+    ) -> SocketIOError? {
+        let complete: (SocketIOPacket, [[UInt8]])?
+        do {
+            switch message {
+            case .text(let bytes): complete = try assembler.start(try SocketIOCodec.decode(bytes))
+            case .binary(let data): complete = try assembler.add(data)
+            }
+        } catch {
+            return WebSocket.classify(error)
+        }
+        guard let (packet, attachments) = complete, packet.namespace == namespace else { return nil }
+        switch packet.type {
+        case .event, .binaryEvent, .ack, .binaryAck:
+            switch SocketIOSession.makeIncoming(packet, attachments, epoch: epoch) {
+            case .event(let event)?: onEvent(event)
+            case .ack(let id, let payload)?: onAck(id, payload)
+            case nil: log(.warning, "ignored a malformed \(packet.type) packet")
+            }
+        case .disconnect:
+            return .disconnectedByServer
+        case .connect:
+            log(.debug, "ignored a repeated CONNECT packet")
+        case .connectError:
+            log(.warning, "ignored CONNECT_ERROR on a connected namespace: \(packet.data?.jsonText ?? "")")
+        }
+        return nil
     }
 }

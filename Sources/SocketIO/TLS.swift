@@ -16,7 +16,7 @@ public struct TLSOptions: Sendable, Equatable {
 
 /// One client TLS session over memory BIOs: the transport moves ciphertext between the BIOs and
 /// the socket, so OpenSSL never touches the file descriptor (no SIGPIPE, no blocking).
-/// Used only on its transport's queue.
+/// Used only on the reactor thread.
 final class TLSSession: @unchecked Sendable {
     let ssl: OpaquePointer
     private let readBIO: OpaquePointer

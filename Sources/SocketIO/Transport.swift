@@ -1,9 +1,9 @@
-import Dispatch
+import CSocketIOShims
 import Glibc
 
 /// A connected TCP socket, optionally wrapped in TLS, driven by non-blocking I/O.
 ///
-/// All state lives on a private serial queue; readiness comes from DispatchSources (epoll), so no
+/// All state is touched only on the `Reactor` thread, which also reports readiness (epoll), so no
 /// thread of Swift's cooperative pool ever blocks. One reader at a time calls `read()`; `send` may
 /// be called from anywhere and keeps the order of calls. A failure (peer reset, cancellation of
 /// a pending read, `abort`) closes the socket and fails every later call with the same error.
@@ -11,15 +11,15 @@ final class Transport: @unchecked Sendable {
     /// Upper bound of bytes queued for sending before the connection is declared broken.
     static let maxQueuedOutput = 64 << 20
 
-    private let queue: DispatchQueue
+    private let reactor = Reactor.shared
     private let fd: Int32
-    private let readSource: any DispatchSourceRead
-    private let writeSource: any DispatchSourceWrite
-    private var readSuspended = true
-    private var writeSuspended = true
+    /// Readiness seen since the last EAGAIN (the socket is watched edge-triggered).
+    private var readable = false
+    private var writable = false
     private var onReadable: (() -> Void)?
     private var onWritable: (() -> Void)?
     private var pendingRead: CheckedContinuation<[UInt8], any Error>?
+    private var pushHandler: (@Sendable (Result<[UInt8], any Error>) -> Void)?
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var failure: (any Error)?
@@ -30,24 +30,19 @@ final class Transport: @unchecked Sendable {
 
     private init(fd: Int32) {
         self.fd = fd
-        queue = DispatchQueue(label: "socketio.transport")
-        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        let closer = FileDescriptorCloser(fd: fd, sources: 2)
-        readSource.setCancelHandler { closer.sourceCancelled() }
-        writeSource.setCancelHandler { closer.sourceCancelled() }
-        readSource.setEventHandler { [weak self] in self?.readableEvent() }
-        writeSource.setEventHandler { [weak self] in self?.writableEvent() }
+        reactor.execute { [weak self] in
+            guard let self else { return }
+            let registered = self.reactor.register(fd) { [weak self] events in self?.handle(events) }
+            if !registered { self.fail(SocketIOError.connectFailed("epoll: \(errnoText())")) }
+        }
     }
 
     deinit {
-        // No block on the queue holds `self` any more. Sources must be resumed to be released;
-        // cancelling them closes the descriptor.
+        // No block on the reactor holds `self` any more; the descriptor is still open unless failed.
         guard failure == nil else { return }
-        readSource.cancel()
-        writeSource.cancel()
-        if readSuspended { readSource.resume() }
-        if writeSuspended { writeSource.resume() }
+        let reactor = self.reactor
+        let fd = self.fd
+        reactor.execute { reactor.closeDescriptor(fd) }
     }
 
     // MARK: Connecting
@@ -174,38 +169,74 @@ final class Transport: @unchecked Sendable {
     private func continueRead() {
         guard pendingRead != nil else { return }
         do {
-            if let tls {
-                while true {
-                    let step = try scratch.withUnsafeMutableBytes { try tls.read(into: $0) }
-                    flushTLSOutput()
-                    switch step {
-                    case .done(let count):
-                        completeRead(.success(Array(scratch[0..<count])))
-                        return
-                    case .closed:
-                        completeRead(.success([]))
-                        return
-                    case .wantRead:
-                        switch try receiveRaw() {
-                        case .data(let bytes): bytes.withUnsafeBytes { tls.feed($0) }
-                        case .wouldBlock:
-                            awaitReadable { [unowned self] in self.continueRead() }
-                            return
-                        case .endOfStream:
-                            completeRead(.success([]))
-                            return
-                        }
-                    }
-                }
-            } else {
-                switch try receiveRaw() {
-                case .data(let bytes): completeRead(.success(bytes))
-                case .endOfStream: completeRead(.success([]))
-                case .wouldBlock: awaitReadable { [unowned self] in self.continueRead() }
-                }
+            switch try readChunk() {
+            case .data(let bytes): completeRead(.success(bytes))
+            case .endOfStream: completeRead(.success([]))
+            case .wouldBlock: awaitReadable { [unowned self] in self.continueRead() }
             }
         } catch {
             fail(error)
+        }
+    }
+
+    /// Switches to push mode: from now on every chunk read is handed to `handler` on the
+    /// reactor thread as soon as it arrives (an empty chunk at the end of the stream, then
+    /// nothing more); a failure is handed over as `.failure`. `start` runs first, on the same
+    /// thread. `read()` must not be used afterwards.
+    func startReceiving(start: @escaping @Sendable () -> Void, _ handler: @escaping @Sendable (Result<[UInt8], any Error>) -> Void) {
+        reactor.execute {
+            start()
+            if let failure = self.failure {
+                handler(.failure(failure))
+                return
+            }
+            self.pushHandler = handler
+            self.pump()
+        }
+    }
+
+    private func pump() {
+        guard let handler = pushHandler else { return }
+        do {
+            // A bounded number of chunks per turn, so that queued writes (pongs) are not starved.
+            for _ in 0..<16 {
+                switch try readChunk() {
+                case .data(let bytes):
+                    handler(.success(bytes))
+                    guard pushHandler != nil else { return }
+                case .endOfStream:
+                    pushHandler = nil
+                    handler(.success([]))
+                    return
+                case .wouldBlock:
+                    awaitReadable { [unowned self] in self.pump() }
+                    return
+                }
+            }
+            reactor.execute { [weak self] in self?.pump() }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// One chunk of plaintext, decrypting under TLS.
+    private func readChunk() throws -> RawRead {
+        guard let tls else { return try receiveRaw() }
+        while true {
+            let step = try scratch.withUnsafeMutableBytes { try tls.read(into: $0) }
+            flushTLSOutput()
+            switch step {
+            case .done(let count):
+                return .data(Array(scratch[0..<count]))
+            case .closed:
+                return .endOfStream
+            case .wantRead:
+                switch try receiveRaw() {
+                case .data(let bytes): bytes.withUnsafeBytes { tls.feed($0) }
+                case .wouldBlock: return .wouldBlock
+                case .endOfStream: return .endOfStream
+                }
+            }
         }
     }
 
@@ -222,7 +253,9 @@ final class Transport: @unchecked Sendable {
             if n == 0 { return .endOfStream }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            case EAGAIN, EWOULDBLOCK:
+                readable = false
+                return .wouldBlock
             default: throw SocketIOError.connectionLost("read: \(errnoText())")
             }
         }
@@ -232,7 +265,7 @@ final class Transport: @unchecked Sendable {
 
     /// Queues `bytes` for sending, in call order. Errors surface through `read()`.
     func send(_ bytes: [UInt8]) {
-        queue.async { self.enqueue(bytes) }
+        reactor.execute { self.enqueue(bytes) }
     }
 
     private func enqueue(_ bytes: [UInt8]) {
@@ -273,6 +306,7 @@ final class Transport: @unchecked Sendable {
             }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                writable = false
                 awaitWritable { [unowned self] in self.flushOutput() }
                 return
             }
@@ -288,7 +322,7 @@ final class Transport: @unchecked Sendable {
 
     /// Sends what is queued (and a TLS close_notify), then closes the socket.
     func close() {
-        queue.async {
+        reactor.execute {
             guard self.failure == nil, !self.closeWhenDrained else { return }
             self.closeWhenDrained = true
             if let tls = self.tls {
@@ -302,23 +336,23 @@ final class Transport: @unchecked Sendable {
 
     /// Closes the socket at once; a pending read fails with `error`.
     func abort(_ error: any Error) {
-        queue.async { self.fail(error) }
+        reactor.execute { self.fail(error) }
     }
 
     /// Closes the socket after `delay` unless it is closed before.
     func abort(after delay: Duration, _ error: any Error) {
-        queue.asyncAfter(deadline: .now() + .nanoseconds(delay.nanoseconds)) { [weak self] in
+        reactor.schedule(after: delay) { [weak self] in
             self?.fail(error)
         }
     }
 
-    // MARK: Queue internals
+    // MARK: Reactor internals
 
-    /// Runs `start` on the queue with a pending-read slot; the slot's result is returned.
+    /// Runs `start` on the reactor thread with a pending-read slot; the slot's result is returned.
     private func operation(_ start: @escaping @Sendable (Transport) -> Void) async throws -> [UInt8] {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                queue.async {
+                self.reactor.execute {
                     if let failure = self.failure {
                         continuation.resume(throwing: failure)
                         return
@@ -341,46 +375,43 @@ final class Transport: @unchecked Sendable {
 
     private func scheduleTimeout(_ timeout: Duration, error: any Error) {
         let operation = operationCount
-        queue.asyncAfter(deadline: .now() + .nanoseconds(timeout.nanoseconds)) { [weak self] in
+        reactor.schedule(after: timeout) { [weak self] in
             guard let self, self.pendingRead != nil, self.operationCount == operation else { return }
             self.fail(error)
         }
     }
 
+    /// Runs `handler` once the socket is readable: now if it has been since the last EAGAIN.
     private func awaitReadable(_ handler: @escaping () -> Void) {
-        onReadable = handler
-        if readSuspended {
-            readSuspended = false
-            readSource.resume()
+        if readable {
+            handler()
+        } else {
+            onReadable = handler
         }
     }
 
     private func awaitWritable(_ handler: @escaping () -> Void) {
-        onWritable = handler
-        if writeSuspended {
-            writeSuspended = false
-            writeSource.resume()
+        if writable {
+            handler()
+        } else {
+            onWritable = handler
         }
     }
 
-    private func readableEvent() {
-        if !readSuspended {
-            readSuspended = true
-            readSource.suspend()
+    private func handle(_ events: UInt32) {
+        let errorBits = UInt32(SIO_EV_ERROR)
+        if events & (UInt32(SIO_EV_READ) | errorBits) != 0 {
+            readable = true
+            let handler = onReadable
+            onReadable = nil
+            handler?()
         }
-        let handler = onReadable
-        onReadable = nil
-        handler?()
-    }
-
-    private func writableEvent() {
-        if !writeSuspended {
-            writeSuspended = true
-            writeSource.suspend()
+        if events & (UInt32(SIO_EV_WRITE) | errorBits) != 0 {
+            writable = true
+            let handler = onWritable
+            onWritable = nil
+            handler?()
         }
-        let handler = onWritable
-        onWritable = nil
-        handler?()
     }
 
     /// Marks the transport failed, fails the pending read and closes the descriptor (once).
@@ -393,36 +424,10 @@ final class Transport: @unchecked Sendable {
         outputOffset = 0
         tls = nil
         completeRead(.failure(error))
-        readSource.cancel()
-        writeSource.cancel()
-        if readSuspended {
-            readSuspended = false
-            readSource.resume()
-        }
-        if writeSuspended {
-            writeSuspended = false
-            writeSource.resume()
-        }
-    }
-}
-
-/// Closes a descriptor once every DispatchSource watching it has been cancelled.
-private final class FileDescriptorCloser: @unchecked Sendable {
-    private let fd: Int32
-    private var remaining: Int
-    private let lock = Locked(())
-
-    init(fd: Int32, sources: Int) {
-        self.fd = fd
-        remaining = sources
-    }
-
-    func sourceCancelled() {
-        let last = lock.withLock { _ -> Bool in
-            remaining -= 1
-            return remaining == 0
-        }
-        if last { _ = Glibc.close(fd) }
+        let handler = pushHandler
+        pushHandler = nil
+        handler?(.failure(error))
+        reactor.closeDescriptor(fd)
     }
 }
 
@@ -431,7 +436,7 @@ func errnoText() -> String {
 }
 
 extension Duration {
-    /// Whole nanoseconds, clamped at zero (for Dispatch deadlines).
+    /// Whole nanoseconds, clamped at zero (for timers).
     var nanoseconds: Int {
         let (seconds, attoseconds) = components
         return max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))

@@ -13,7 +13,7 @@ public enum WebSocketMessage: Sendable, Equatable {
 public final class WebSocket: @unchecked Sendable {
     private let transport: Transport
     private let maxMessageBytes: Int
-    // Reader state: touched only by the task calling `receive()`.
+    // Reader state: touched only by the task calling `receive()` or, in push mode, by the reactor thread.
     private var decoder: WebSocketFrameDecoder
     private var fragmentOpcode: WebSocketOpcode?
     private var fragments: [UInt8] = []
@@ -94,6 +94,60 @@ public final class WebSocket: @unchecked Sendable {
             activity.withLock { $0 = now }
             decoder.append(bytes)
         }
+    }
+
+    /// Push mode: every complete message is handed to `onMessage` on the reactor thread as
+    /// soon as it is decoded; a non-nil result stops reading (the connection is closed) and becomes
+    /// the reason given to `onEnd`. `onEnd` is called exactly once. `receive()` must not be used
+    /// afterwards.
+    func startReceiving(
+        onMessage: @escaping @Sendable (WebSocketOpcode, [UInt8]) -> SocketIOError?,
+        onEnd: @escaping @Sendable (SocketIOError) -> Void
+    ) {
+        let ended = Locked(false)
+        let finish: @Sendable (SocketIOError) -> Void = { reason in
+            guard !ended.withLock({ done in defer { done = true }; return done }) else { return }
+            onEnd(reason)
+        }
+        // Decodes what is buffered; returns false once reading must stop.
+        let deliver: @Sendable () -> Bool = { [self] in
+            do {
+                while let (opcode, payload) = try nextMessage() {
+                    if let stop = onMessage(opcode, payload) {
+                        close(code: stop.isProtocolViolation ? 1002 : 1000)
+                        finish(stop)
+                        return false
+                    }
+                }
+                return true
+            } catch {
+                finish(WebSocket.classify(error))
+                return false
+            }
+        }
+        // Messages read in pull mode may already wait in the decoder.
+        transport.startReceiving(start: { _ = deliver() }) { [self] result in
+            guard !ended.withLock({ $0 }) else { return }
+            switch result {
+            case .failure(let error):
+                finish(WebSocket.classify(error))
+            case .success(let bytes):
+                guard !bytes.isEmpty else {
+                    finish(.connectionLost("the server closed the connection without a close frame"))
+                    return
+                }
+                let now = ContinuousClock.now
+                activity.withLock { $0 = now }
+                decoder.append(bytes)
+                _ = deliver()
+            }
+        }
+    }
+
+    static func classify(_ error: any Error) -> SocketIOError {
+        if let error = error as? SocketIOError { return error }
+        if error is CancellationError { return .disconnectedByClient }
+        return .connectionLost("\(error)")
     }
 
     private func nextMessage() throws -> (WebSocketOpcode, [UInt8])? {

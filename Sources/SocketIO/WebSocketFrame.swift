@@ -48,7 +48,7 @@ struct WebSocketFrameDecoder {
 
     mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         if offset > 0 && offset == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
             offset = 0
         } else if offset > 65_536 && offset * 2 > buffer.count {
             buffer.removeSubrange(0..<offset)
@@ -101,9 +101,6 @@ struct WebSocketFrameDecoder {
         offset += total
         return WebSocketFrame(fin: fin, opcode: opcode, payload: payload)
     }
-
-    /// Bytes received but not yet decoded.
-    var bufferedCount: Int { buffer.count - offset }
 }
 
 /// Frame encoder for frames sent by a client (always masked).

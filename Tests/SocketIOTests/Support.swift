@@ -1,0 +1,198 @@
+import Foundation
+import XCTest
+@testable import SocketIO
+
+/// Errors of the test harness itself.
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A python peer started as a subprocess. Its standard output is read line by line; tests wait
+/// for lines with `line(prefix:)`. The process is killed when the test ends.
+final class PeerProcess: @unchecked Sendable {
+    static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers")
+    static var python: String { ProcessInfo.processInfo.environment["SIO_TEST_PYTHON"] ?? "python3" }
+
+    let process = Process()
+    private let output = Recorder<String>()
+    private let stdoutPipe = Pipe()
+    private let stderrPipe = Pipe()
+    private let stderrText = Locked("")
+    private(set) var port = 0
+
+    /// Starts `script` and waits for its "READY <port>" line (10 s at most).
+    static func start(_ script: String, _ arguments: [String] = []) async throws -> PeerProcess {
+        let peer = PeerProcess()
+        try peer.launch(script, arguments)
+        do {
+            let ready = try await peer.line(prefix: "READY ", timeout: .seconds(15))
+            guard let port = Int(ready.dropFirst("READY ".count)) else { throw HarnessError("bad READY line: \(ready)") }
+            peer.port = port
+        } catch {
+            peer.stop()
+            throw HarnessError("peer \(script) did not start: \(error); stderr: \(peer.stderrText.withLock { $0 })")
+        }
+        return peer
+    }
+
+    private func launch(_ script: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [PeerProcess.python, "-u", PeerProcess.peersDirectory.appendingPathComponent(script).path] + arguments
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        process.standardInput = FileHandle.nullDevice
+        let output = self.output
+        let (lineStream, lineSink) = AsyncStream<String>.makeStream()
+        Task {
+            for await line in lineStream { await output.append(line) }
+        }
+        let buffer = Locked([UInt8]())
+        stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                lineSink.finish()
+                return
+            }
+            let lines: [String] = buffer.withLock { bytes in
+                bytes.append(contentsOf: data)
+                var complete: [String] = []
+                while let newline = bytes.firstIndex(of: 10) {
+                    complete.append(String(decoding: bytes[..<newline], as: UTF8.self))
+                    bytes.removeSubrange(...newline)
+                }
+                return complete
+            }
+            for line in lines { lineSink.yield(line) }
+        }
+        let errors = stderrText
+        stderrPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                return
+            }
+            errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    /// The next unread line starting with `prefix`.
+    func line(prefix: String, timeout: Duration = .seconds(10)) async throws -> String {
+        try await output.next(timeout: timeout) { $0.hasPrefix(prefix) }
+    }
+
+    /// All lines so far.
+    func lines() async -> [String] { await output.items }
+
+    var stderr: String { stderrText.withLock { $0 } }
+
+    /// Kills the process (SIGKILL) and waits for it.
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+/// Collects values and lets tests wait (bounded) for the next one matching a predicate.
+actor Recorder<T: Sendable> {
+    private(set) var items: [T] = []
+    private var cursor = 0
+    private var waiters: [Int: (predicate: @Sendable (T) -> Bool, continuation: CheckedContinuation<T, any Error>)] = [:]
+    private var nextWaiter = 0
+
+    func append(_ item: T) {
+        items.append(item)
+        for (id, waiter) in waiters.sorted(by: { $0.key < $1.key }) where waiter.predicate(item) {
+            waiters.removeValue(forKey: id)
+            cursor = items.count
+            waiter.continuation.resume(returning: item)
+            return
+        }
+    }
+
+    /// The first value after the previous match that satisfies `predicate`, waiting at most `timeout`.
+    func next(timeout: Duration, where predicate: @escaping @Sendable (T) -> Bool) async throws -> T {
+        if let index = items[cursor...].firstIndex(where: predicate) {
+            cursor = index + 1
+            return items[index]
+        }
+        cursor = items.count
+        let id = nextWaiter
+        nextWaiter += 1
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            self.expire(id, timeout)
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiters[id] = (predicate, continuation)
+        }
+    }
+
+    private func expire(_ id: Int, _ timeout: Duration) {
+        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        waiter.continuation.resume(throwing: HarnessError("nothing matching arrived within \(timeout); got \(items.suffix(8))"))
+    }
+}
+
+/// A client under test with its states and events recorded.
+struct ClientHarness {
+    let client: SocketIOClient
+    let states = Recorder<SocketIOConnectionState>()
+    let events = Recorder<SocketIOEvent>()
+    /// Log lines with the moment the client logged them.
+    let logs = Recorder<LogLine>()
+
+    struct LogLine: Sendable {
+        var time: ContinuousClock.Instant
+        var text: String
+    }
+
+    init(_ configuration: SocketIOConfiguration, credentials: @escaping @Sendable () async -> SocketIOCredentials = { SocketIOCredentials() }) {
+        let logs = self.logs
+        client = SocketIOClient(configuration: configuration, credentials: credentials) { level, message in
+            let line = LogLine(time: .now, text: "\(level): \(message)")
+            Task { await logs.append(line) }
+        }
+        let states = self.states
+        let events = self.events
+        let client = self.client
+        Task {
+            for await state in client.states { await states.append(state) }
+        }
+        Task {
+            for await event in client.events { await events.append(event) }
+        }
+    }
+
+    func connected(timeout: Duration = .seconds(10)) async throws -> String {
+        let state = try await states.next(timeout: timeout) { if case .connected = $0 { return true } else { return false } }
+        guard case .connected(let sid) = state else { throw HarnessError("unexpected \(state)") }
+        return sid
+    }
+
+    func state(timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (SocketIOConnectionState) -> Bool) async throws -> SocketIOConnectionState {
+        try await states.next(timeout: timeout, where: predicate)
+    }
+
+    func event(_ name: String, timeout: Duration = .seconds(10)) async throws -> SocketIOEvent {
+        try await events.next(timeout: timeout) { $0.name == name }
+    }
+}
+
+/// A deterministic random source (SplitMix64) for backoff tests.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
