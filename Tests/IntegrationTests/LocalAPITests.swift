@@ -77,7 +77,7 @@ import Glibc
         let slowStart = try slow.call("events.subscribe", ["types": ["config."]])["seq"]?.intValue ?? -1
 
         let count = 6000
-        let fastSeqs = LockedArray()
+        let fastSeqs = Locked<[Int]>([])
         let subscribed = DispatchSemaphore(value: 0)
         let readerDone = DispatchSemaphore(value: 0)
         let socketPath = daemon.socketPath
@@ -88,10 +88,10 @@ import Glibc
                 subscribed.signal()
                 return
             }
-            fastSeqs.append(start)
+            fastSeqs.withLock { $0.append(start) }
             subscribed.signal()
-            while fastSeqs.count < count + 1, let event = try? fast.nextEvent(timeoutMs: 10_000) {
-                if let seq = event.seq { fastSeqs.append(seq) }
+            while fastSeqs.current.count < count + 1, let event = try? fast.nextEvent(timeoutMs: 10_000) {
+                if let seq = event.seq { fastSeqs.withLock { $0.append(seq) } }
             }
         }
         #expect(subscribed.wait(timeout: .now() + 10) == .success)
@@ -100,7 +100,7 @@ import Glibc
             _ = try producer.call("config.set", ["deviceClass": .string("box\(index)")])
         }
         #expect(readerDone.wait(timeout: .now() + 60) == .success)
-        #expect(fastSeqs.values == Array(slowStart...(slowStart + count)))
+        #expect(fastSeqs.current == Array(slowStart...(slowStart + count)))
 
         // The slow subscriber now reads: each gap is announced by one events.lagged, exactly
         // where it is, with its size.
@@ -169,29 +169,5 @@ import Glibc
     private func errorReply(_ client: IPCClient) throws -> JSONValue? {
         guard let line = try client.nextLine(timeoutMs: 5000) else { return nil }
         return try JSONValue.parse(line)
-    }
-}
-
-/// An array shared between a reader thread and the test.
-final class LockedArray: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Int] = []
-
-    func append(_ value: Int) {
-        lock.lock()
-        storage.append(value)
-        lock.unlock()
-    }
-
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage.count
-    }
-
-    var values: [Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
     }
 }

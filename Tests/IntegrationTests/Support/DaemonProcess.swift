@@ -134,24 +134,6 @@ final class DaemonProcess: @unchecked Sendable {
     }
 }
 
-/// Collects a child's output from a pipe handler thread.
-final class LogCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    func append(_ chunk: Data) {
-        lock.lock()
-        data.append(chunk)
-        lock.unlock()
-    }
-
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data, as: UTF8.self)
-    }
-}
-
 struct CommandResult {
     let status: Int32
     let stdout: String

@@ -28,11 +28,14 @@ final class ReferenceBackend: @unchecked Sendable {
         process.standardError = pipe
         let ready = DispatchSemaphore(value: 0)
         let collector = output
-        let signalled = LockedFlag()
+        let signalled = Locked(false)
         pipe.fileHandleForReading.readabilityHandler = { handle in
             let chunk = handle.availableData
             collector.append(chunk)
-            if collector.text.contains("backend listening on"), signalled.setOnce() { ready.signal() }
+            if collector.text.contains("backend listening on"),
+               signalled.withLock({ seen in defer { seen = true }; return !seen }) {
+                ready.signal()
+            }
             if chunk.isEmpty { handle.readabilityHandler = nil }
         }
         try process.run()
@@ -80,14 +83,14 @@ final class ReferenceBackend: @unchecked Sendable {
             request.httpBody = Data(body.serialized())
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let box = ResultBox()
+        let box = Locked<(data: Data?, status: Int, error: (any Error)?)>((nil, 0, nil))
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { data, response, error in
-            box.set(data: data, status: (response as? HTTPURLResponse)?.statusCode ?? 0, error: error)
+            box.withLock { $0 = (data, (response as? HTTPURLResponse)?.statusCode ?? 0, error) }
             done.signal()
         }.resume()
         guard done.wait(timeout: .now() + 15) == .success else { throw TestFailure("admin \(path) timed out") }
-        let (data, status, error) = box.get()
+        let (data, status, error) = box.current
         if let error { throw TestFailure("admin \(path): \(error)") }
         guard (200..<300).contains(status), let data else {
             throw TestFailure("admin \(path): HTTP \(status) \(String(decoding: data ?? Data(), as: UTF8.self))")
@@ -141,36 +144,5 @@ final class ReferenceBackend: @unchecked Sendable {
         ]
         for (key, value) in extra { overlay[key] = value }
         return .object(overlay)
-    }
-}
-
-private final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: (Data?, Int, (any Error)?) = (nil, 0, nil)
-
-    func set(data: Data?, status: Int, error: (any Error)?) {
-        lock.lock()
-        value = (data, status, error)
-        lock.unlock()
-    }
-
-    func get() -> (Data?, Int, (any Error)?) {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-}
-
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var set = false
-
-    /// True the first time only.
-    func setOnce() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !set else { return false }
-        set = true
-        return true
     }
 }
