@@ -27,6 +27,7 @@ let package = Package(
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"]),
         .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue"]),
+        .executableTarget(name: "ipc-bench", dependencies: ["InteractiveDaemon", "IPCProtocol", "JSONValue", "CInteractiveShims"]),
         // `ws-echo URL`: echoes every WebSocket message back until the peer closes.
         .executableTarget(name: "ws-echo", dependencies: ["SocketIO"]),
         // Throughput, latency and RSS of the Socket.IO client against a local sender (Benchmarks/socketio).

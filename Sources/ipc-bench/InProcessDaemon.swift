@@ -1,0 +1,59 @@
+#if DEBUG || IPC_BENCH_TESTABLE
+import Foundation
+import IPCProtocol
+@testable import InteractiveDaemon
+import JSONValue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's real IPC stack (UnixListener, IPCServer, ClientConnection, OutboundQueue,
+/// RequestRouter, EventBus), assembled as `Daemon.main` does, on a temporary socket and a
+/// temporary store, with no backend connection. Only the producer differs: the benchmark calls
+/// `EventBus.publish` directly, as the daemon's actors do.
+struct InProcessDaemon {
+    let bus: EventBus
+    let listener: UnixListener
+    let serving: Task<Void, Never>
+    let queueLimit: Int
+
+    /// The subscriber queue limit `Daemon.main` gives the server.
+    static let daemonQueueLimit = 1024
+
+    static func start(socketPath: String, stateDirectory: String) async throws -> InProcessDaemon {
+        let log = Logger(target: .stderr, minimumPriority: .warning, environment: [:])
+        let store = try Store(directory: stateDirectory, log: log)
+        var layers = ConfigLayers(defaults: ConfigLayers.defaults(stateDirectory: stateDirectory))
+        layers.runtime = await ConfigStore.storedRuntimeLayer(store: store, log: log)
+        let bus = EventBus(bootId: DeviceIdentity.randomHex(bytes: 16))
+        let config = await ConfigStore(layers: layers, filePath: stateDirectory + "/absent-config.json", store: store,
+                                       bus: bus, log: log)
+        let settings = await config.settings
+        let tracking = TrackingService(store: store, bus: bus, log: log, deviceId: "ipc-bench",
+                                       context: ClientContextBase(deviceClass: settings.deviceClass,
+                                                                  viewportWidth: settings.viewportWidth,
+                                                                  viewportHeight: settings.viewportHeight))
+        let overlays = OverlayManager(bus: bus, store: store, log: log)
+        await overlays.setTracker(tracking)
+        let predict = PredictManager(bus: bus, store: store, overlays: overlays, log: log)
+        let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, predict: predict,
+                                         tracking: tracking, settings: settings)
+        let roles = RolePolicy(daemonUID: geteuid(), privilegedGroup: settings.privilegedGroup)
+        let listener = try UnixListener.bind(path: socketPath)
+        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, version: interactivedVersion)
+        let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
+                               subscriberQueueLimit: daemonQueueLimit, log: log)
+        let serving = Task { await server.run() }
+        return InProcessDaemon(bus: bus, listener: listener, serving: serving, queueLimit: daemonQueueLimit)
+    }
+
+    func publish(_ type: String, _ data: JSONValue) async { await bus.publish(type, data) }
+
+    /// Stops accepting, closes every connection and removes the socket (bounded by the caller).
+    func stop() async {
+        serving.cancel()
+        await serving.value
+        listener.close()
+    }
+}
+#endif
