@@ -60,6 +60,7 @@ run "$BENCH" ready --daemon "$DAEMON" --dir "$STATE_ROOT/ready" --runs "$READY_R
 
 echo
 echo "== 2. daemon.status requests/s (shipped daemon vs a fixed-reply server of the same reply size)"
+echo "\$ $DAEMON --socket $WORK/d.sock --state-directory $STATE_ROOT/rpc-state --config $WORK/absent-config.json --log-target stderr &"
 env -u NOTIFY_SOCKET -u LISTEN_FDS -u LISTEN_PID -u JOURNAL_STREAM "$DAEMON" --socket "$WORK/d.sock" \
     --state-directory "$STATE_ROOT/rpc-state" --config "$WORK/absent-config.json" --log-target stderr 2>"$WORK/daemon.stderr" &
 PIDS+=($!)
@@ -70,6 +71,7 @@ for _ in $(seq 1 100); do
 done
 REPLY_BYTES=$(echo "$REPLY" | awk '/^reply_bytes/ {print $2}')
 [ -n "$REPLY_BYTES" ] || { echo "ipc.sh: the daemon did not answer daemon.status"; cat "$WORK/daemon.stderr"; exit 1; }
+echo "\$ $BENCH fixed-reply-server --socket $WORK/f.sock --reply-bytes $REPLY_BYTES --max-seconds 300 &"
 "$BENCH" fixed-reply-server --socket "$WORK/f.sock" --reply-bytes "$REPLY_BYTES" --max-seconds 300 >/dev/null &
 PIDS+=($!)
 for _ in $(seq 1 100); do [ -S "$WORK/f.sock" ] && break; sleep 0.05; done
