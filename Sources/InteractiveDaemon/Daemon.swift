@@ -150,6 +150,7 @@ public enum Daemon {
         }
         let stoppedInTime = await finishes(within: shutdownDeadline) {
             await rooms.shutdown()
+            await tracking.flushStore()
             serving.cancel()
             await serving.value
         }

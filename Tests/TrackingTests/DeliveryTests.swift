@@ -117,13 +117,13 @@ import Testing
         await openAndRender(old, "b")
         await old.received(trackingId: "c", timelineId: "tlC", overlayType: "minigame", emitTimestamp: nil, receivedAt: 9_500)
         await old.cancelled(trackingId: "c", reason: "recalled")
-        #expect(try await before.store.trackingSessions().map(\.trackingId).sorted() == ["a", "b"])
+        #expect(try await before.storedSessions().sorted() == ["a", "b"])
 
         // As after kill -9: the same state directory, a new store and a new service.
         let after = try before.reopened()
         let service = after.service()
         await service.recoverAfterRestart()
-        #expect(try await after.store.trackingSessions().isEmpty)
+        #expect(try await after.storedSessions().isEmpty)
         #expect(try await after.storedAcks().count == 6)
         #expect(await after.status()?["openSessions"] == 0)
         #expect(await after.status()?["pendingAcks"] == 6)

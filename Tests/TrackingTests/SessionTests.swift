@@ -33,7 +33,7 @@ import Testing
         await receive(service, "t1")
         #expect(try await stages(harness, "t1") == ["received", "rendered", "answer", "answer-succeeded"])
         #expect(await harness.status()?["openSessions"] == 0)
-        #expect(try await harness.store.trackingSessions().isEmpty)
+        #expect(try await harness.storedSessions().isEmpty)
     }
 
     @Test func unknownIdsAreIgnored() async throws {
@@ -81,12 +81,12 @@ import Testing
         await receive(service, "t1")
         await service.loaded(trackingId: "t1", at: 9_700)
         #expect(await harness.status()?["openSessions"] == 1)
-        #expect(try await harness.store.trackingSessions().map(\.trackingId) == ["t1"])
+        #expect(try await harness.storedSessions() == ["t1"])
         await service.cancelled(trackingId: "t1", reason: "dismissed")
         await service.answerAttempted(trackingId: "t1", at: 9_900)
         #expect(try await stages(harness, "t1") == ["received", "rendered"])
         #expect(await harness.status()?["openSessions"] == 0)
-        #expect(try await harness.store.trackingSessions().isEmpty)
+        #expect(try await harness.storedSessions().isEmpty)
     }
 
     @Test func aCancelWhileAnAnswerIsPendingWaitsForItsResult() async throws {

@@ -30,6 +30,8 @@ struct TrackingHarness {
     let store: Store
     let bus = EventBus(bootId: "test")
     let log = Logger(target: .stderr, minimumPriority: .warning)
+    /// The services made here: their queued store writes are awaited before the store is read.
+    private let services = ServiceList()
 
     init(directory: TemporaryDirectory? = nil) throws {
         self.directory = try directory ?? TemporaryDirectory()
@@ -41,14 +43,50 @@ struct TrackingHarness {
 
     func service(renderTimeout: Duration = .seconds(5), ackTimeout: Duration = .seconds(10),
                  clock: @escaping @Sendable () -> Int64 = { TrackingHarness.now }) -> TrackingService {
-        TrackingService(store: store, bus: bus, log: log, deviceId: "device-1",
-                        context: ClientContextBase(sdkVersion: "9.9.9", os: "Debian GNU/Linux 12"),
-                        renderTimeout: renderTimeout, ackTimeout: ackTimeout, clock: clock)
+        let service = TrackingService(store: store, bus: bus, log: log, deviceId: "device-1",
+                                      context: ClientContextBase(sdkVersion: "9.9.9", os: "Debian GNU/Linux 12"),
+                                      renderTimeout: renderTimeout, ackTimeout: ackTimeout, clock: clock)
+        services.add(service)
+        return service
     }
 
-    func status() async -> JSONValue? { await bus.snapshot()["tracking"] }
+    /// Waits until every store write queued so far by the services made here is done.
+    func settled() async {
+        for service in services.all { await service.flushStore() }
+    }
 
-    func storedAcks() async throws -> [PendingAck] { try await store.pendingAcks() }
+    func status() async -> JSONValue? {
+        await settled()
+        return await bus.snapshot()["tracking"]
+    }
+
+    func storedAcks() async throws -> [PendingAck] {
+        await settled()
+        return try await store.pendingAcks()
+    }
+
+    func storedSessions() async throws -> [String] {
+        await settled()
+        return try await store.trackingSessions().map(\.trackingId)
+    }
+}
+
+/// The services a harness made.
+final class ServiceList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var services: [TrackingService] = []
+
+    func add(_ service: TrackingService) {
+        lock.lock()
+        services.append(service)
+        lock.unlock()
+    }
+
+    var all: [TrackingService] {
+        lock.lock()
+        defer { lock.unlock() }
+        return services
+    }
 }
 
 /// An `AckTransport` that records every emit and answers as told.

@@ -15,6 +15,8 @@ struct SQLiteError: Error, CustomStringConvertible {
 /// executor is a dedicated queue.
 final class SQLiteDatabase {
     private let handle: OpaquePointer
+    /// Prepared statements by SQL text, reused: the daemon runs a handful of statements often.
+    private var statements: [String: OpaquePointer] = [:]
 
     init(path: String) throws(SQLiteError) {
         var db: OpaquePointer?
@@ -29,7 +31,10 @@ final class SQLiteDatabase {
         sqlite3_busy_timeout(db, 2000)
     }
 
-    deinit { sqlite3_close(handle) }
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close(handle)
+    }
 
     /// Runs statements that return no rows.
     func execute(_ sql: String) throws(SQLiteError) {
@@ -45,10 +50,11 @@ final class SQLiteDatabase {
     /// Runs one statement with bound parameters; returns its rows, each column as text or nil.
     @discardableResult
     func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [[String?]] {
-        var statement: OpaquePointer?
-        let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
-        guard prepared == SQLITE_OK, let statement else { throw SQLiteError(code: prepared, message: lastMessage) }
-        defer { sqlite3_finalize(statement) }
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
         for (offset, parameter) in parameters.enumerated() {
             let index = Int32(offset + 1)
             switch parameter {
@@ -68,6 +74,15 @@ final class SQLiteDatabase {
             })
         }
         return rows
+    }
+
+    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
+        if let cached = statements[sql] { return cached }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw SQLiteError(code: code, message: lastMessage) }
+        statements[sql] = statement
+        return statement
     }
 
     private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }

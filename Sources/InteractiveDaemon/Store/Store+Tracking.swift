@@ -6,15 +6,15 @@ extension Store {
     /// Stores `ack` (an existing one with its key is kept) and, in the same transaction, the
     /// session's state; `sessionState` nil means the session finished and its row goes.
     func savePendingAck(_ ack: PendingAck, sessionState: JSONValue?, at updated: Int64) throws {
-        try database.execute("BEGIN IMMEDIATE")
+        try database.query("BEGIN IMMEDIATE")
         do {
             try database.query("INSERT OR IGNORE INTO pending_acks (tracking_id, stage, payload, created) VALUES (?, ?, ?, ?)",
                                [.text(ack.trackingId), .text(ack.stage.rawValue), .text(ack.payload.jsonText),
                                 .integer(ack.created)])
             try writeTrackingSession(ack.trackingId, state: sessionState, at: updated)
-            try database.execute("COMMIT")
+            try database.query("COMMIT")
         } catch {
-            try? database.execute("ROLLBACK")
+            _ = try? database.query("ROLLBACK")
             throw error
         }
     }

@@ -27,6 +27,8 @@ actor TrackingService {
 
     private var outbox = AckOutbox()
     private var transport: (any AckTransport)?
+    /// Store writes, in order, done by one writer task so that no caller waits for SQLite.
+    private var writes: AsyncStream<StoreWrite>.Continuation?
     /// Callers of `drain` waiting for the outbox to empty, by id.
     private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextDrainWaiter = 0
@@ -257,15 +259,73 @@ actor TrackingService {
         log.debug("Tracking ack queued", details)
         // `.none`, not `nil`: JSONValue is ExpressibleByNilLiteral, so a bare `nil` would become `.null`.
         let state: JSONValue? = finishing ? .none : .some(session.stored)
-        do {
-            try await store.savePendingAck(ack, sessionState: state, at: ackSent)
-        } catch {
-            note("Cannot store a tracking ack (it is sent from memory): \(error)", session.trackingId)
+        enqueue(.ack(ack, sessionState: state, at: ackSent))
+        await publishStatus()
+    }
+
+    // MARK: Store writes
+
+    /// One write of the tracking tables; `flushed` is a barrier that resumes once earlier writes ran.
+    private enum StoreWrite: Sendable {
+        case ack(PendingAck, sessionState: JSONValue?, at: Int64)
+        case session(String, state: JSONValue?, at: Int64)
+        case deleteAck(PendingAck)
+        case flushed(CheckedContinuation<Void, Never>)
+    }
+
+    /// Queues a write; the writer task starts on first use.
+    private func enqueue(_ write: StoreWrite) {
+        if writes == nil {
+            let (stream, continuation) = AsyncStream.makeStream(of: StoreWrite.self)
+            writes = continuation
+            Task { [store, weak self] in
+                for await write in stream { await TrackingService.perform(write, store: store, service: self) }
+            }
         }
+        writes?.yield(write)
+    }
+
+    private static func perform(_ write: StoreWrite, store: Store, service: TrackingService?) async {
+        switch write {
+        case .ack(let ack, let state, let at):
+            var failure: String?
+            do {
+                try await store.savePendingAck(ack, sessionState: state, at: at)
+            } catch {
+                failure = "Cannot store a tracking ack (it is sent from memory): \(error)"
+            }
+            await service?.ackStored(ack, failure: failure)
+        case .session(let trackingId, let state, let at):
+            do {
+                try await store.saveTrackingSession(trackingId, state: state, at: at)
+            } catch {
+                await service?.noteFailure("Cannot store a tracking session: \(error)", trackingId)
+            }
+        case .deleteAck(let ack):
+            do {
+                try await store.deletePendingAck(ack)
+            } catch {
+                await service?.noteFailure("Cannot delete a delivered tracking ack: \(error)", ack.trackingId)
+            }
+        case .flushed(let continuation):
+            continuation.resume()
+        }
+    }
+
+    /// Waits until every write queued so far reached the store (graceful stop, tests).
+    func flushStore() async {
+        await withCheckedContinuation { enqueue(.flushed($0)) }
+    }
+
+    /// The ack is stored: it may be sent now.
+    private func ackStored(_ ack: PendingAck, failure: String?) async {
+        if let failure { note(failure, ack.trackingId) }
         outbox.markStored(ack)
         startLanes()
         await publishStatus()
     }
+
+    private func noteFailure(_ problem: String, _ trackingId: String) { note(problem, trackingId) }
 
     private func finish(_ trackingId: String) {
         sessions[trackingId] = nil
@@ -277,11 +337,7 @@ actor TrackingService {
 
     /// Writes the session's state, or deletes its row when it is no longer open.
     private func persist(_ trackingId: String) async {
-        do {
-            try await store.saveTrackingSession(trackingId, state: sessions[trackingId]?.stored, at: clock())
-        } catch {
-            note("Cannot store a tracking session: \(error)", trackingId)
-        }
+        enqueue(.session(trackingId, state: sessions[trackingId]?.stored, at: clock()))
     }
 
     // MARK: Delivery
@@ -329,11 +385,7 @@ actor TrackingService {
         details["INTERACTIVE_TRACKING_STAGE"] = ack.stage.rawValue
         log.debug(confirmed ? "Tracking ack acknowledged" : "Tracking ack not acknowledged in time; counted as delivered",
                   details)
-        do {
-            try await store.deletePendingAck(ack)
-        } catch {
-            note("Cannot delete a delivered tracking ack: \(error)", ack.trackingId)
-        }
+        enqueue(.deleteAck(ack))
         await publishStatus()
     }
 
