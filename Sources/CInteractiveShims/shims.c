@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <sys/random.h>
 
@@ -45,4 +47,10 @@ int interactive_user_groups(const char *user, gid_t group, gid_t *groups, int ca
         return -1;
     }
     return count;
+}
+
+void interactive_set_thread_name(const char *name) {
+    char shortened[16];
+    snprintf(shortened, sizeof(shortened), "%s", name);
+    pthread_setname_np(pthread_self(), shortened);
 }

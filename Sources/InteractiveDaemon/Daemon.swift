@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import IPCProtocol
 import JSONValue
 #if canImport(Glibc)
@@ -189,7 +189,7 @@ public enum Daemon {
         }
         if geteuid() == 0 { return "/var/lib/interactived" }
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/interactived" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? "/"
         return home + "/.local/state/interactived"
     }
 
@@ -202,7 +202,8 @@ public enum Daemon {
     }
 
     private static func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        let line = Array((message + "\n").utf8)
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     /// Start-up failures also go to stderr when logging to the journal, so a person sees them.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InteractiveDaemon
 
 let status = await Daemon.main(arguments: Array(CommandLine.arguments.dropFirst()),

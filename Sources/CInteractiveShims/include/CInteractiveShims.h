@@ -53,3 +53,6 @@ void interactive_http_response_free(interactive_http_response *response);
 /// Installs handlers for `signals` that write each signal's number (one byte) to a non-blocking
 /// pipe, unblocks them in the calling thread, and returns the pipe's read end (or -errno).
 int interactive_signal_pipe(const int *signals, int count);
+
+/// Names the calling thread (pthread_setname_np, a GNU extension); `name` is cut to 15 bytes.
+void interactive_set_thread_name(const char *name);

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSONValue
 
 /// The configuration file: a JSON object of IPC.md's keys.

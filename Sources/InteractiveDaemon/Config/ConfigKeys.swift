@@ -183,7 +183,7 @@ struct EndpointURL: Sendable, Equatable {
     let host: String
 
     init?(_ text: String) {
-        guard let schemeEnd = text.range(of: "://") else { return nil }
+        guard let schemeEnd = text.firstRange(of: "://") else { return nil }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         let rest = text[schemeEnd.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

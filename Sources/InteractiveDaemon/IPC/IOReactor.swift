@@ -1,5 +1,5 @@
 import CInteractiveShims
-import Foundation
+import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -27,9 +27,7 @@ final class IOReactor: Sendable {
 
     private init() {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        let thread = Thread { [self] in self.run() }
-        thread.name = "interactived.io"
-        thread.start()
+        DedicatedThread.start(name: "interactived.io") { [self] in self.run() }
     }
 
     /// Starts watching `fd`. It must be non-blocking.

@@ -1,5 +1,5 @@
 import CSystemd
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,7 +33,7 @@ struct UnixListener: Sendable {
     /// Binds `path` (mode 0666), creating its folder. A stale socket file is replaced; a live
     /// daemon on it is an error.
     static func bind(path: String) throws(ListenerError) -> UnixListener {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = parentFolder(of: path)
         if !folder.isEmpty {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o755])

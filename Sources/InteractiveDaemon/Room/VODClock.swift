@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The VOD timeline against the player's reported time (BACKEND.md, VOD).
 ///
@@ -46,7 +46,7 @@ struct VODClock: Sendable {
 
     /// Parses `SS`, `MM:SS` or `HH:MM:SS` (fractions allowed in the last part); nil when malformed.
     static func parseTime(_ text: String) -> Double? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = text.trimmedOfBlanks.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }
         var total = 0.0
         for (offset, part) in parts.enumerated() {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSONValue
 
 /// The daemon's persistent state: one SQLite file (WAL) in the state directory.

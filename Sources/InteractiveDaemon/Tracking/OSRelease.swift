@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The operating system's name and version from os-release(5), for tracking's `clientContext.os`.
 enum OSRelease {
@@ -7,7 +7,7 @@ enum OSRelease {
     /// The name of this system (e.g. "Debian GNU/Linux 12"); "Linux" when no file can be read.
     static func systemName(paths: [String] = defaultPaths) -> String {
         for path in paths {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) { return name(fromContents: text) }
+            if let data = FileManager.default.contents(atPath: path) { return name(fromContents: String(decoding: data, as: UTF8.self)) }
         }
         return "Linux"
     }
@@ -18,7 +18,7 @@ enum OSRelease {
         if let name = fields["NAME"], let version = fields["VERSION_ID"] { return "\(name) \(version)" }
         if let pretty = fields["PRETTY_NAME"] {
             let bare = pretty.firstIndex(of: "(").map { String(pretty[..<$0]) } ?? pretty
-            let trimmed = bare.trimmingCharacters(in: .whitespaces)
+            let trimmed = bare.trimmedOfBlanks
             if !trimmed.isEmpty { return trimmed }
         }
         return fields["NAME"] ?? "Linux"
@@ -28,7 +28,7 @@ enum OSRelease {
     static func fields(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
         for rawLine in text.split(whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmedOfBlanks
             guard !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") else { continue }
             let key = String(line[..<equals])
             let value = unquote(line[line.index(after: equals)...])

@@ -1,0 +1,32 @@
+import CInteractiveShims
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts an OS thread that runs `body` for the life of the process (the I/O reactor's loop).
+/// A plain pthread: the daemon links FoundationEssentials only, which has no `Thread`.
+enum DedicatedThread {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Body {
+            interactive_set_thread_name(name)
+            body()
+        }).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            let body = Unmanaged<Body>.fromOpaque(raw).takeRetainedValue()
+            body.run()
+            return nil
+        }, context)
+        guard created == 0 else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            return
+        }
+        pthread_detach(thread)
+    }
+}
