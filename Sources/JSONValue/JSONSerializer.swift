@@ -27,11 +27,13 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (offset, key) in members.keys.sorted().enumerated() {
+            // Byte order of the UTF-8 keys: stable, and cheaper than String comparison.
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (offset, member) in sorted.enumerated() {
                 if offset > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(key, to: &out)
+                JSONValue.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key, default: .null].write(to: &out)
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -42,14 +44,41 @@ extension JSONValue {
             out.append(contentsOf: "null".utf8)
             return
         }
-        if n.rounded() == n, abs(n) < 1e15 {
-            out.append(contentsOf: String(Int64(n)).utf8)
+        // Integral values that a Double holds exactly (|n| ≤ 2^53) are written as integers.
+        if n.rounded() == n, abs(n) <= 9_007_199_254_740_992 {
+            writeInteger(Int64(n), to: &out)
         } else {
             out.append(contentsOf: "\(n)".utf8)
         }
     }
 
+    /// Decimal digits without going through `String`.
+    static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: [UInt8] = []
+        digits.reserveCapacity(20)
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out.append(contentsOf: digits.reversed())
+    }
+
     static func writeString(_ s: String, to out: inout [UInt8]) {
+        var text = s
+        let copied = text.withUTF8 { bytes -> Bool in
+            // Most strings need no escaping: copy them in one go.
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: bytes)
+            out.append(UInt8(ascii: "\""))
+            return true
+        }
+        if !copied { writeEscaped(text, to: &out) }
+    }
+
+    private static func writeEscaped(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in s.utf8 {
             switch byte {

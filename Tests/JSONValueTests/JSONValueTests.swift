@@ -14,6 +14,9 @@ import Testing
         #expect(try JSONValue.parse(value.serialized()) == value)
         #expect(JSONValue.number(1764400000000).jsonText == "1764400000000")
         #expect(JSONValue.object(["b": 1, "a": 2]).jsonText == #"{"a":2,"b":1}"#)
+        #expect(JSONValue.array([0, -42, 9007199254740991, -0.5, 1e300]).jsonText == "[0,-42,9007199254740991,-0.5,1e+300]")
+        #expect(JSONValue.string("plain ü 😀").jsonText == "\"plain ü 😀\"")
+        #expect(JSONValue.string("q\"b\\n\n").jsonText == #""q\"b\\n\n""#)
     }
 
     @Test(arguments: [
