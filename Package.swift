@@ -12,8 +12,9 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // What Swift cannot call directly: SO_PEERCRED's struct ucred, SO_PEERGROUPS, getgrouplist,
-        // accept4, and libcurl's variadic curl_easy_setopt (one call performs a whole transfer).
-        .target(name: "CInteractiveShims", linkerSettings: [.linkedLibrary("curl")]),
+        // accept4, signal handlers, and libcurl (loaded on first use; its variadic curl_easy_setopt
+        // is called from C, one call performs a whole transfer).
+        .target(name: "CInteractiveShims"),
         // OpenSSL 3 (libssl, libcrypto) from Debian's libssl-dev.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // C wrappers for the OpenSSL macros Swift cannot call.

@@ -30,9 +30,26 @@ public struct EventEnvelope: Sendable, Equatable {
         return .object(members)
     }
 
-    /// The notification as one JSON line, newline included.
+    /// The notification as one JSON line, newline included: the same bytes as
+    /// `RPCRequest(id: nil, method: "event", params: params).line()`, written directly (keys in
+    /// order) because every event is encoded on the daemon's hot path.
     public func line() -> [UInt8] {
-        RPCRequest(id: nil, method: eventNotificationMethod, params: params).line()
+        var out: [UInt8] = []
+        out.reserveCapacity(192)
+        out.append(contentsOf: #"{"jsonrpc":"2.0","method":"event","params":{"bootId":"#.utf8)
+        JSONValue.writeString(bootId, to: &out)
+        out.append(contentsOf: #","data":"#.utf8)
+        data.write(to: &out)
+        if let seq {
+            out.append(contentsOf: #","seq":"#.utf8)
+            JSONValue.writeInteger(Int64(seq), to: &out)
+        }
+        out.append(contentsOf: #","time":"#.utf8)
+        JSONValue.writeString(time, to: &out)
+        out.append(contentsOf: #","type":"#.utf8)
+        JSONValue.writeString(type, to: &out)
+        out.append(contentsOf: "}}\n".utf8)
+        return out
     }
 
     /// Reads an envelope from a notification's params.

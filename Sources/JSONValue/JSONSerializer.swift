@@ -39,7 +39,7 @@ extension JSONValue {
         }
     }
 
-    static func writeNumber(_ n: Double, to out: inout [UInt8]) {
+    public static func writeNumber(_ n: Double, to out: inout [UInt8]) {
         guard n.isFinite else {
             out.append(contentsOf: "null".utf8)
             return
@@ -53,7 +53,7 @@ extension JSONValue {
     }
 
     /// Decimal digits without going through `String`.
-    static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
+    public static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: [UInt8] = []
@@ -65,7 +65,8 @@ extension JSONValue {
         out.append(contentsOf: digits.reversed())
     }
 
-    static func writeString(_ s: String, to out: inout [UInt8]) {
+    /// Appends `s` as a JSON string literal.
+    public static func writeString(_ s: String, to out: inout [UInt8]) {
         var text = s
         let copied = text.withUTF8 { bytes -> Bool in
             // Most strings need no escaping: copy them in one go.

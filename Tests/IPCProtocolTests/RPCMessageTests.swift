@@ -59,6 +59,14 @@ import JSONValue
         }
     }
 
+    @Test func eventLineIsTheSameAsTheGenericEncoding() {
+        for seq in [Optional(7), nil] {
+            let envelope = EventEnvelope(bootId: "b\"1", seq: seq, type: "overlay.show", time: "2026-11-29T00:00:00.000Z",
+                                         data: ["overlayId": "ov-1", "raw": ["z": 1, "a": [true, nil, 2.5]], "url": "x?a=1&b=\u{1}"])
+            #expect(envelope.line() == RPCRequest(id: nil, method: "event", params: envelope.params).line())
+        }
+    }
+
     @Test func eventEnvelopeRoundTrip() throws {
         let envelope = EventEnvelope(bootId: "b1", seq: 4, type: "session.state", time: "2026-11-29T00:00:00.000Z",
                                      data: ["loggedIn": false])

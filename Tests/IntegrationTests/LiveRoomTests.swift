@@ -180,7 +180,7 @@ import Testing
         let started = Date()
         #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
         #expect(Date().timeIntervalSince(started) >= 4.5)
-        #expect(daemon.stderr.contains("did not ack join-room"))
+        #expect(daemon.waitForLog("did not ack join-room"))
     }
 
     @Test func gracefulStopLeavesTheRoom() throws {

@@ -28,10 +28,10 @@ import Glibc
     @Test func invalidConfigurationAtStartExits78NamingTheKey() throws {
         let daemon = try DaemonProcess(config: ["tenant": "t", "httpTimeoutMs": "soon"], waitReady: false)
         #expect(try daemon.waitForExit() == 78)
-        #expect(daemon.stderr.contains("httpTimeoutMs"))
+        #expect(daemon.waitForLog("httpTimeoutMs"))
         let unknown = try DaemonProcess(config: ["tenent": "t"], waitReady: false)
         #expect(try unknown.waitForExit() == 78)
-        #expect(unknown.stderr.contains("tenent"))
+        #expect(unknown.waitForLog("tenent"))
     }
 
     @Test func sighupReloadsTheFileAndKeepsTheOldOneWhenInvalid() throws {

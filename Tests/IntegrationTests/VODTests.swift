@@ -56,8 +56,8 @@ import Testing
         let backend = try ReferenceBackend()
         let room = try vodRoom(backend)
         #expect(try backend.records("rest-log").contains { $0["path"] == "/api/ctc/scenario/v2/vod/v1/linuxstb" })
-        #expect(room.daemon.stderr.contains("bad1"))
-        #expect(room.daemon.stderr.contains("bad2"))
+        #expect(room.daemon.waitForLog("bad1"))
+        #expect(room.daemon.waitForLog("bad2"))
         // Out-of-order scenario, played in time order; the inactive one never fires.
         #expect(try shown(room, after: Array(stride(from: 0.0, through: 25, by: 1)), expecting: 4) == ["t0", "t5", "t10", "t20"])
     }

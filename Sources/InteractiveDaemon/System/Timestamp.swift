@@ -23,12 +23,23 @@ public enum Timestamp {
         var seconds = time_t(ms / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        var text: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
+        putDigits(Int(parts.tm_year) + 1900, at: 0, width: 4, in: &text)
+        putDigits(Int(parts.tm_mon) + 1, at: 5, width: 2, in: &text)
+        putDigits(Int(parts.tm_mday), at: 8, width: 2, in: &text)
+        putDigits(Int(parts.tm_hour), at: 11, width: 2, in: &text)
+        putDigits(Int(parts.tm_min), at: 14, width: 2, in: &text)
+        putDigits(Int(parts.tm_sec), at: 17, width: 2, in: &text)
+        putDigits(Int(ms % 1000), at: 20, width: 3, in: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Writes `value` as `width` decimal digits (zero-padded) at `offset`.
+    private static func putDigits(_ value: Int, at offset: Int, width: Int, in text: inout [UInt8]) {
+        var rest = abs(value)
+        for index in stride(from: offset + width - 1, through: offset, by: -1) {
+            text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
         }
-        let millis = Int32(ms % 1000)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
     }
 }

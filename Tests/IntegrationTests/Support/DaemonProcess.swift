@@ -103,6 +103,17 @@ final class DaemonProcess: @unchecked Sendable {
     /// What the daemon wrote to stderr so far.
     var stderr: String { stderrLog.text }
 
+    /// Waits (bounded) until the daemon's stderr contains `text`; stderr arrives through a pipe,
+    /// a little after the daemon wrote it.
+    func waitForLog(_ text: String, timeoutMs: Int = 5000) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while !stderr.contains(text) {
+            guard Date() < deadline else { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
     func client() throws -> IPCClient { try IPCClient(path: socketPath) }
 
     /// Sends a signal and, for SIGTERM/SIGINT, waits for the exit (bounded).
