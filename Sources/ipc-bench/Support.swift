@@ -113,54 +113,41 @@ func unixAddress(_ path: String) throws(BenchError) -> sockaddr_un {
     return address
 }
 
-/// A blocking connected Unix stream socket.
-func connectUnix(_ path: String) throws(BenchError) -> Int32 {
+/// A Unix socket of `type` on `path`: `attach` connects or binds it (returning 0 on success);
+/// on failure the socket is closed and the error names `action`.
+private func unixSocket(_ path: String, type: Int32, action: String,
+                        _ attach: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) throws(BenchError) -> Int32 {
     var address = try unixAddress(path)
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw BenchError("socket(): \(String(cString: strerror(errno)))") }
     let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { attach(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
     guard result == 0 else {
         let reason = String(cString: strerror(errno))
         close(fd)
-        throw BenchError("connect(\(path)): \(reason)")
+        throw BenchError("\(action) \(path): \(reason)")
     }
     return fd
+}
+
+/// A connected Unix stream socket (blocking).
+func connectUnix(_ path: String) throws(BenchError) -> Int32 {
+    try unixSocket(path, type: Int32(SOCK_STREAM.rawValue), action: "cannot connect to") { connect($0, $1, $2) }
 }
 
 /// A listening Unix stream socket (blocking), replacing a stale file.
 func listenUnix(_ path: String) throws(BenchError) -> Int32 {
-    var address = try unixAddress(path)
     unlink(path)
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw BenchError("socket(): \(String(cString: strerror(errno)))") }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    return try unixSocket(path, type: Int32(SOCK_STREAM.rawValue), action: "cannot listen on") { fd, address, length in
+        bind(fd, address, length) == 0 ? listen(fd, 256) : -1
     }
-    guard bound == 0, listen(fd, 256) == 0 else {
-        let reason = String(cString: strerror(errno))
-        close(fd)
-        throw BenchError("cannot listen on \(path): \(reason)")
-    }
-    return fd
 }
 
 /// A bound datagram socket (a NOTIFY_SOCKET of our own).
 func bindDatagram(_ path: String) throws(BenchError) -> Int32 {
-    var address = try unixAddress(path)
     unlink(path)
-    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw BenchError("socket(): \(String(cString: strerror(errno)))") }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard bound == 0 else {
-        let reason = String(cString: strerror(errno))
-        close(fd)
-        throw BenchError("cannot bind \(path): \(reason)")
-    }
-    return fd
+    return try unixSocket(path, type: Int32(SOCK_DGRAM.rawValue), action: "cannot bind") { bind($0, $1, $2) }
 }
 
 /// Writes all of `bytes` (blocking socket); false when the peer is gone.
