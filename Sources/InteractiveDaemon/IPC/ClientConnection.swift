@@ -38,6 +38,9 @@ struct ClientConnection: Sendable {
         }
         await router.bus.unsubscribe(connection: context.id)
         await router.rooms.clientDisconnected(context.id)
+        // The queue sends on `fd` directly until closed; a reused descriptor number must never
+        // receive this client's lines.
+        context.queue.close()
         IOReactor.shared.deregister(fd)
         close(fd)
         log.debug("Client disconnected", clientFields)

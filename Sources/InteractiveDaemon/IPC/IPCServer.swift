@@ -38,7 +38,7 @@ struct IPCServer: Sendable {
                     continue
                 }
                 let context = ClientContext(id: nextID, peer: peer, role: roles.role(for: peer),
-                                            queue: OutboundQueue(eventLimit: subscriberQueueLimit))
+                                            queue: OutboundQueue(eventLimit: subscriberQueueLimit, socket: fd))
                 nextID += 1
                 let connection = ClientConnection(context: context, fd: fd, router: router, log: log, bootId: router.bus.bootId)
                 group.addTask {

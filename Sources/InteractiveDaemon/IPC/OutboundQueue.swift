@@ -1,6 +1,10 @@
+import CInteractiveShims
 import IPCProtocol
 import JSONValue
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What one connection has yet to write: replies (never dropped) and events (bounded).
 ///
@@ -8,6 +12,11 @@ import Synchronization
 /// once. When more than `eventLimit` events wait, newer events are dropped and counted, and a
 /// single `events.lagged` line takes their place in the stream, so the subscriber learns
 /// exactly where the gap is and how large it was.
+///
+/// With a `socket`, a line pushed while nothing is queued and the writer is idle is sent by the
+/// pusher at once (non-blocking, under the queue's lock, so order is kept); what the socket does
+/// not take goes to the writer as usual. That saves a thread hand-off per line in the common
+/// case of a client that keeps up.
 final class OutboundQueue: Sendable {
     enum Item: Sendable {
         case line([UInt8])
@@ -25,16 +34,23 @@ final class OutboundQueue: Sendable {
     let eventLimit: Int
     /// Replies a client may leave unread; past it the client is not reading and is disconnected.
     let replyLimit: Int
+    /// The connection's non-blocking socket, for the direct send; it must stay open until
+    /// `close()` returned.
+    private let socket: Int32?
     private let state = Mutex(State())
 
-    init(eventLimit: Int, replyLimit: Int = 65_536) {
+    init(eventLimit: Int, replyLimit: Int = 65_536, socket: Int32? = nil) {
         self.eventLimit = eventLimit
         self.replyLimit = replyLimit
+        self.socket = socket
     }
 
     /// Queues a reply or another line that must not be dropped. A client that leaves more than
     /// `replyLimit` of them unread is closed instead of growing without bound.
     func pushReply(_ line: [UInt8]) { push(.line(line), isEvent: false) }
+
+    /// True while the writer waits in `next()` with nothing queued: a push is then sent directly.
+    var isWriterIdle: Bool { state.withLock { $0.waiter != nil } }
 
     /// True when the queue closed itself because the client left `replyLimit` replies unread.
     var overflowed: Bool { state.withLock { $0.overflowed } }
@@ -63,6 +79,16 @@ final class OutboundQueue: Sendable {
                 }
                 state.queuedEvents += 1
             }
+            var item = item
+            if state.items.isEmpty, state.waiter != nil, let socket, case .line(let line) = item {
+                let sent = line.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
+                if sent == line.count {
+                    if isEvent { state.queuedEvents -= 1 }
+                    return nil
+                }
+                // A full socket or an error: the writer takes the rest (and sees the error itself).
+                if sent > 0 { item = .line(Array(line[sent...])) }
+            }
             state.items.append(item)
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
@@ -85,6 +111,7 @@ final class OutboundQueue: Sendable {
     }
 
     /// No more pushes are accepted; the writer drains what is queued, then `next` returns nil.
+    /// Once it returned, the queue never touches its socket again.
     func close() {
         let waiter: CheckedContinuation<[Item]?, Never>? = state.withLock { state in
             state.closed = true

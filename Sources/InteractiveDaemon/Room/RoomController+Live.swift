@@ -76,7 +76,12 @@ extension RoomController {
             Task { [weak self] in
                 for await state in client.states { await self?.socketStateChanged(state, generation: generation) }
             },
-            Task { [weak self] in
+            // Server events are handled on the thread that decoded them (the Socket.IO reactor):
+            // the room, overlay and event-bus actors run there in turn and the subscribers'
+            // sockets are written from there, with no thread hand-off between the backend's
+            // frame and the player's line. Nothing on that path blocks (the store and HTTP run
+            // on their own threads).
+            Task(executorPreference: client.ioExecutor) { [weak self] in
                 for await event in client.events { await self?.socketEvent(event, generation: generation) }
             },
         ]
