@@ -120,13 +120,19 @@ actor OverlayManager {
         guard let context, let url = overlay.templateURL(loggedIn: context.session.isLoggedIn, tenant: context.settings.tenant,
                                                          fanclub: context.fanclub) else { return nil }
         let slot = overlay.kind == .minigame ? "minigame" : "dialog"
-        for old in screen where old.slot == slot { await hide(old.overlayId, reason: .replaced) }
+        // The players learn of the replacement first; logs and tracking of the replaced overlay
+        // follow the new one's overlay.show, off the display path.
+        var replaced: [OnScreenOverlay] = []
+        for old in screen where old.slot == slot {
+            if let record = await takeOff(old.overlayId, reason: .replaced) { replaced.append(record) }
+        }
         let overlayId = "ov-\(idPrefix)-\(nextOverlayNumber)"
         nextOverlayNumber += 1
         let record = OnScreenOverlay(overlayId: overlayId, overlay: overlay, url: url, shownAt: Timestamp.nowMs(),
                                      trackingId: trackingId(of: overlay))
         screen.append(record)
         await bus.publish(EventType.overlayShow, record.showEvent, section: "overlays", status: screenStatus)
+        for old in replaced { await hidden(old, reason: .replaced) }
         log.info("Overlay shown", fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .overlayShown)
         if let trackingId = record.trackingId { await tracker?.shown(trackingId: trackingId) }
         if overlay.durationSec > 0 {
@@ -144,15 +150,27 @@ actor OverlayManager {
 
     /// Hides one overlay; a revealed one gives the player its controls back.
     func hide(_ overlayId: String, reason: HideReason) async {
-        guard let index = screen.firstIndex(where: { $0.overlayId == overlayId }) else { return }
+        guard let record = await takeOff(overlayId, reason: reason) else { return }
+        await hidden(record, reason: reason)
+    }
+
+    /// Removes an overlay from the screen and tells the players (`overlay.hide`, and the
+    /// controls back when it had hidden them).
+    private func takeOff(_ overlayId: String, reason: HideReason) async -> OnScreenOverlay? {
+        guard let index = screen.firstIndex(where: { $0.overlayId == overlayId }) else { return nil }
         let record = screen.remove(at: index)
         expiries.removeValue(forKey: overlayId)?.cancel()
         confirmations.removeValue(forKey: overlayId)?.resume(returning: false)
-        if let trackingId = record.trackingId { await tracker?.cancelled(trackingId: trackingId, reason: reason.rawValue) }
         await bus.publish(EventType.overlayHide, ["overlayId": .string(overlayId), "timelineId": .string(record.timelineId),
                                                   "reason": .string(reason.rawValue)], section: "overlays", status: screenStatus)
         if record.revealed { await bus.publish(EventType.playerControls, ["visible": true]) }
-        log.info("Overlay hidden: \(reason.rawValue)", fields(record.overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 })
+        return record
+    }
+
+    /// After a hide: the log line and the end of the overlay's tracking session.
+    private func hidden(_ record: OnScreenOverlay, reason: HideReason) async {
+        log.info("Overlay hidden: \(reason.rawValue)", fields(record.overlay).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 })
+        if let trackingId = record.trackingId { await tracker?.cancelled(trackingId: trackingId, reason: reason.rawValue) }
     }
 
     /// `recall-overlay`: the backend takes a timeline back.
