@@ -69,32 +69,39 @@ public struct Logger: Sendable {
         self.minimumPriority = minimumPriority
     }
 
-    public func error(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
-        log(.error, message, fields, id: id)
+    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+                      id: LogMessageID? = nil) {
+        log(.error, message(), fields(), id: id)
     }
 
-    public func warning(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
-        log(.warning, message, fields, id: id)
+    public func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+                      id: LogMessageID? = nil) {
+        log(.warning, message(), fields(), id: id)
     }
 
-    public func notice(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
-        log(.notice, message, fields, id: id)
+    public func notice(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+                      id: LogMessageID? = nil) {
+        log(.notice, message(), fields(), id: id)
     }
 
-    public func info(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
-        log(.info, message, fields, id: id)
+    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+                      id: LogMessageID? = nil) {
+        log(.info, message(), fields(), id: id)
     }
 
-    public func debug(_ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
-        log(.debug, message, fields, id: id)
+    public func debug(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+                      id: LogMessageID? = nil) {
+        log(.debug, message(), fields(), id: id)
     }
 
-    public func log(_ priority: LogPriority, _ message: String, _ fields: [String: String] = [:], id: LogMessageID? = nil) {
+    /// Message and fields are only built when `priority` is logged.
+    public func log(_ priority: LogPriority, _ message: @autoclosure () -> String,
+                    _ fields: @autoclosure () -> [String: String] = [:], id: LogMessageID? = nil) {
         guard priority <= minimumPriority else { return }
         if usesJournal {
-            sendToJournal(priority, message, fields, id: id)
+            sendToJournal(priority, message(), fields(), id: id)
         } else {
-            writeLine(priority, message, fields)
+            writeLine(priority, message(), fields())
         }
     }
 
