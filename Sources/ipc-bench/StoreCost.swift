@@ -7,8 +7,9 @@ import JSONValue
 ///
 /// Replays, on the daemon's real `Store` (SQLite, WAL, its own queue), the writes that
 /// TrackingService makes for one tracked overlay that is shown and then replaced:
-/// `savePendingAck(received)` (session row kept), `savePendingAck(rendered)` (session row
-/// deleted), then `deletePendingAck` of both once the server acked them. Each call is awaited
+/// the ack `received` (session row kept), the ack `rendered` (session row deleted), then the
+/// deletion of both once the server acked them, each in a transaction of its own (the daemon
+/// puts writes that queue up meanwhile into one transaction). Each call is awaited
 /// from a task, as the daemon's actors do, so the time includes the hop to the store's queue.
 /// `overlay.show` is published only after the first two have returned (OverlayManager.offer →
 /// trackArrival, and the replaced overlay's `cancelled` in `show`).
@@ -39,12 +40,12 @@ enum StoreCost {
                     clientContext: context.clientContext(["status": "cancelled", "cancelReason": "replaced_by_new_overlay"])),
                     created: Timestamp.nowMs())
                 let t0 = nowNs()
-                try await store.savePendingAck(received, sessionState: session, at: Timestamp.nowMs())
+                try await apply(store, .ack(received, sessionState: session, at: Timestamp.nowMs()))
                 let t1 = nowNs()
-                try await store.savePendingAck(rendered, sessionState: .none, at: Timestamp.nowMs())
+                try await apply(store, .ack(rendered, sessionState: .none, at: Timestamp.nowMs()))
                 let t2 = nowNs()
-                try await store.deletePendingAck(received)
-                try await store.deletePendingAck(rendered)
+                try await apply(store, .deleteAck(received))
+                try await apply(store, .deleteAck(rendered))
                 let t3 = nowNs()
                 saveReceived.append(Double(t1 - t0) / 1000)
                 saveRendered.append(Double(t2 - t1) / 1000)
@@ -56,13 +57,18 @@ enum StoreCost {
                 return "median \(format(percentile(sorted, 50), 0)) µs, p99 \(format(percentile(sorted, 99), 0)) µs"
             }
             let median = percentile(perOverlay.sorted(), 50)
-            printLine("store-cost in \(directory) (\(count) overlays): savePendingAck(received) \(text(saveReceived)); "
-                + "savePendingAck(rendered) \(text(saveRendered)); deletePendingAck \(text(deletes)); "
+            printLine("store-cost in \(directory) (\(count) overlays): ack received \(text(saveReceived)); "
+                + "ack rendered \(text(saveRendered)); ack deleted \(text(deletes)); "
                 + "all four per tracked overlay \(text(perOverlay)) → one store queue saturates near "
                 + "\(format(1e6 / median, 0)) tracked overlays/s")
             printLine("figure store.per_overlay_us \(format(median, 0))")
             try? FileManager.default.removeItem(atPath: directory)
         }
+    }
+
+    /// One write in a transaction of its own: what the daemon does when writes come one at a time.
+    private static func apply(_ store: Store, _ write: TrackingWrite) async throws {
+        if let failure = await store.apply([write]).first, let failure { throw failure }
     }
 }
 #endif

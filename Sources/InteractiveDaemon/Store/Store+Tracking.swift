@@ -1,17 +1,43 @@
 import JSONValue
 
+/// One change to tracking's tables.
+enum TrackingWrite: Sendable {
+    /// An ack to deliver (an existing one with its key is kept) and its session's state in the
+    /// same transaction; nil state means the session finished and its row goes.
+    case ack(PendingAck, sessionState: JSONValue?, at: Int64)
+    /// An open session's state; nil deletes its row.
+    case session(String, state: JSONValue?, at: Int64)
+    /// An ack the server took.
+    case deleteAck(PendingAck)
+}
+
 /// Tracking's tables: `pending_acks` (acks until the server took them) and `tracking_sessions`
 /// (open sessions, so that a restart can close them).
 extension Store {
-    /// Stores `ack` (an existing one with its key is kept) and, in the same transaction, the
-    /// session's state; `sessionState` nil means the session finished and its row goes.
-    func savePendingAck(_ ack: PendingAck, sessionState: JSONValue?, at updated: Int64) throws {
+    /// Applies `writes` in order in one transaction. When that fails, each write is applied in a
+    /// transaction of its own, so a bad write costs only itself. Returns each write's error, nil
+    /// when it was stored.
+    func apply(_ writes: [TrackingWrite]) -> [(any Error)?] {
+        do {
+            try inTransaction { for write in writes { try perform(write) } }
+            return Array(repeating: nil, count: writes.count)
+        } catch {
+            guard writes.count > 1 else { return [error] }
+            return writes.map { write in
+                do {
+                    try inTransaction { try perform(write) }
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+    }
+
+    private func inTransaction(_ body: () throws -> Void) throws {
         try database.query("BEGIN IMMEDIATE")
         do {
-            try database.query("INSERT OR IGNORE INTO pending_acks (tracking_id, stage, payload, created) VALUES (?, ?, ?, ?)",
-                               [.text(ack.trackingId), .text(ack.stage.rawValue), .text(ack.payload.jsonText),
-                                .integer(ack.created)])
-            try writeTrackingSession(ack.trackingId, state: sessionState, at: updated)
+            try body()
             try database.query("COMMIT")
         } catch {
             _ = try? database.query("ROLLBACK")
@@ -19,9 +45,19 @@ extension Store {
         }
     }
 
-    func deletePendingAck(_ ack: PendingAck) throws {
-        try database.query("DELETE FROM pending_acks WHERE tracking_id = ? AND stage = ?",
-                           [.text(ack.trackingId), .text(ack.stage.rawValue)])
+    private func perform(_ write: TrackingWrite) throws {
+        switch write {
+        case .ack(let ack, let sessionState, let updated):
+            try database.query("INSERT OR IGNORE INTO pending_acks (tracking_id, stage, payload, created) VALUES (?, ?, ?, ?)",
+                               [.text(ack.trackingId), .text(ack.stage.rawValue), .text(ack.payload.jsonText),
+                                .integer(ack.created)])
+            try writeTrackingSession(ack.trackingId, state: sessionState, at: updated)
+        case .session(let trackingId, let state, let updated):
+            try writeTrackingSession(trackingId, state: state, at: updated)
+        case .deleteAck(let ack):
+            try database.query("DELETE FROM pending_acks WHERE tracking_id = ? AND stage = ?",
+                               [.text(ack.trackingId), .text(ack.stage.rawValue)])
+        }
     }
 
     /// The stored acks, oldest first; rows that cannot be read are skipped.
@@ -33,11 +69,6 @@ extension Store {
                   let created = row[3].flatMap({ Int64($0) }) else { return nil }
             return PendingAck(trackingId: trackingId, stage: stage, payload: payload, created: created)
         }
-    }
-
-    /// Writes an open session's state; nil deletes its row.
-    func saveTrackingSession(_ trackingId: String, state: JSONValue?, at updated: Int64) throws {
-        try writeTrackingSession(trackingId, state: state, at: updated)
     }
 
     /// The stored open sessions with their state; rows that cannot be read are skipped.

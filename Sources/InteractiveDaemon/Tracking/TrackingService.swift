@@ -27,8 +27,9 @@ actor TrackingService {
 
     private var outbox = AckOutbox()
     private var transport: (any AckTransport)?
-    /// Store writes, in order, done by one writer task so that no caller waits for SQLite.
-    private var writes: AsyncStream<StoreWrite>.Continuation?
+    /// Store writes not yet taken by the writer task, in order; no caller waits for SQLite.
+    private var queuedWrites: [StoreWrite] = []
+    private var writerRunning = false
     /// Callers of `drain` waiting for the outbox to empty, by id.
     private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextDrainWaiter = 0
@@ -254,78 +255,69 @@ actor TrackingService {
             sessions[session.trackingId] = session
         }
         outbox.append(ack)
-        var details = fields(session.trackingId)
-        details["INTERACTIVE_TRACKING_STAGE"] = stage.rawValue
-        log.debug("Tracking ack queued", details)
+        log.debug("Tracking ack queued", ackFields(session.trackingId, stage))
         // `.none`, not `nil`: JSONValue is ExpressibleByNilLiteral, so a bare `nil` would become `.null`.
         let state: JSONValue? = finishing ? .none : .some(session.stored)
-        enqueue(.ack(ack, sessionState: state, at: ackSent))
+        enqueue(.change(.ack(ack, sessionState: state, at: ackSent)))
         await publishStatus()
     }
 
     // MARK: Store writes
 
-    /// One write of the tracking tables; `flushed` is a barrier that resumes once earlier writes ran.
+    /// A write of the tracking tables, or `flushed`: a barrier that resumes once earlier writes ran.
     private enum StoreWrite: Sendable {
-        case ack(PendingAck, sessionState: JSONValue?, at: Int64)
-        case session(String, state: JSONValue?, at: Int64)
-        case deleteAck(PendingAck)
+        case change(TrackingWrite)
         case flushed(CheckedContinuation<Void, Never>)
     }
 
-    /// Queues a write; the writer task starts on first use.
+    /// Queues a write; a writer task runs while writes are queued.
     private func enqueue(_ write: StoreWrite) {
-        if writes == nil {
-            let (stream, continuation) = AsyncStream.makeStream(of: StoreWrite.self)
-            writes = continuation
-            Task { [store, weak self] in
-                for await write in stream { await TrackingService.perform(write, store: store, service: self) }
-            }
-        }
-        writes?.yield(write)
+        queuedWrites.append(write)
+        guard !writerRunning else { return }
+        writerRunning = true
+        Task { await self.writeQueued() }
     }
 
-    private static func perform(_ write: StoreWrite, store: Store, service: TrackingService?) async {
-        switch write {
-        case .ack(let ack, let state, let at):
-            var failure: String?
-            do {
-                try await store.savePendingAck(ack, sessionState: state, at: at)
-            } catch {
-                failure = "Cannot store a tracking ack (it is sent from memory): \(error)"
+    /// Writes what is queued, everything queued at once in one transaction, until nothing is.
+    private func writeQueued() async {
+        while !queuedWrites.isEmpty {
+            let batch = queuedWrites
+            queuedWrites = []
+            let failures = await store.apply(batch.compactMap { write -> TrackingWrite? in
+                if case .change(let change) = write { return change } else { return nil }
+            })
+            var index = 0
+            var acksStored = false
+            for write in batch {
+                guard case .change(let change) = write else {
+                    if case .flushed(let continuation) = write { continuation.resume() }
+                    continue
+                }
+                let failure = failures[index]
+                index += 1
+                switch change {
+                case .ack(let ack, _, _):
+                    if let failure { note("Cannot store a tracking ack (it is sent from memory): \(failure)", ack.trackingId) }
+                    outbox.markStored(ack)
+                    acksStored = true
+                case .session(let trackingId, _, _):
+                    if let failure { note("Cannot store a tracking session: \(failure)", trackingId) }
+                case .deleteAck(let ack):
+                    if let failure { note("Cannot delete a delivered tracking ack: \(failure)", ack.trackingId) }
+                }
             }
-            await service?.ackStored(ack, failure: failure)
-        case .session(let trackingId, let state, let at):
-            do {
-                try await store.saveTrackingSession(trackingId, state: state, at: at)
-            } catch {
-                await service?.noteFailure("Cannot store a tracking session: \(error)", trackingId)
+            if acksStored {
+                startLanes()
+                await publishStatus()
             }
-        case .deleteAck(let ack):
-            do {
-                try await store.deletePendingAck(ack)
-            } catch {
-                await service?.noteFailure("Cannot delete a delivered tracking ack: \(error)", ack.trackingId)
-            }
-        case .flushed(let continuation):
-            continuation.resume()
         }
+        writerRunning = false
     }
 
     /// Waits until every write queued so far reached the store (graceful stop, tests).
     func flushStore() async {
         await withCheckedContinuation { enqueue(.flushed($0)) }
     }
-
-    /// The ack is stored: it may be sent now.
-    private func ackStored(_ ack: PendingAck, failure: String?) async {
-        if let failure { note(failure, ack.trackingId) }
-        outbox.markStored(ack)
-        startLanes()
-        await publishStatus()
-    }
-
-    private func noteFailure(_ problem: String, _ trackingId: String) { note(problem, trackingId) }
 
     private func finish(_ trackingId: String) {
         sessions[trackingId] = nil
@@ -337,7 +329,7 @@ actor TrackingService {
 
     /// Writes the session's state, or deletes its row when it is no longer open.
     private func persist(_ trackingId: String) async {
-        enqueue(.session(trackingId, state: sessions[trackingId]?.stored, at: clock()))
+        enqueue(.change(.session(trackingId, state: sessions[trackingId]?.stored, at: clock())))
     }
 
     // MARK: Delivery
@@ -347,7 +339,9 @@ actor TrackingService {
         guard let transport else { return }
         let connection = self.connection
         for trackingId in outbox.claimLanes(upTo: Self.maxLanes) {
-            Task { await self.runLane(trackingId, transport: transport, connection: connection) }
+            Task(executorPreference: transport.executor) {
+                await self.runLane(trackingId, transport: transport, connection: connection)
+            }
         }
     }
 
@@ -381,11 +375,9 @@ actor TrackingService {
         guard outbox.remove(ack) else { return }
         deliveredCount += 1
         wakeDrainersIfEmpty()
-        var details = fields(ack.trackingId)
-        details["INTERACTIVE_TRACKING_STAGE"] = ack.stage.rawValue
         log.debug(confirmed ? "Tracking ack acknowledged" : "Tracking ack not acknowledged in time; counted as delivered",
-                  details)
-        enqueue(.deleteAck(ack))
+                  ackFields(ack.trackingId, ack.stage))
+        enqueue(.change(.deleteAck(ack)))
         await publishStatus()
     }
 
@@ -407,4 +399,8 @@ actor TrackingService {
     }
 
     private func fields(_ trackingId: String) -> [String: String] { ["INTERACTIVE_TRACKING_ID": trackingId] }
+
+    private func ackFields(_ trackingId: String, _ stage: TrackingStage) -> [String: String] {
+        ["INTERACTIVE_TRACKING_ID": trackingId, "INTERACTIVE_TRACKING_STAGE": stage.rawValue]
+    }
 }
