@@ -1,4 +1,6 @@
+#define _GNU_SOURCE
 #include "CSocketIOShims.h"
+#include <pthread.h>
 #include <openssl/x509v3.h>
 
 int sio_ssl_ctx_set_min_tls12(SSL_CTX *ctx) {
@@ -63,3 +65,5 @@ int sio_epoll_wait(int epfd, int *fds, unsigned *events, int max, int timeout_ms
 }
 
 int sio_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+void sio_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }

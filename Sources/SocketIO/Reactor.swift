@@ -10,15 +10,9 @@ import Glibc
 final class Reactor: @unchecked Sendable {
     static let shared = Reactor()
 
-    private struct Timer {
-        var deadline: UInt64
-        var sequence: UInt64
-        var block: @Sendable () -> Void
-    }
-
     private struct Pending {
         var blocks: [@Sendable () -> Void] = []
-        var timers: [Timer] = []
+        var timers: [TimerHeap.Timer] = []
         var sequence: UInt64 = 0
         var wakeupPending = false
     }
@@ -37,6 +31,7 @@ final class Reactor: @unchecked Sendable {
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
             guard let context else { return nil }
+            sio_set_thread_name("socketio.io")
             Unmanaged<Reactor>.fromOpaque(context).takeRetainedValue().run()
             return nil
         }, context)
@@ -62,7 +57,7 @@ final class Reactor: @unchecked Sendable {
         let deadline = Reactor.now() &+ UInt64(delay.nanoseconds)
         let wake = pending.withLock { state -> Bool in
             state.sequence &+= 1
-            state.timers.append(Timer(deadline: deadline, sequence: state.sequence, block: block))
+            state.timers.append(TimerHeap.Timer(deadline: deadline, sequence: state.sequence, block: block))
             defer { state.wakeupPending = true }
             return !state.wakeupPending
         }
@@ -98,10 +93,10 @@ final class Reactor: @unchecked Sendable {
     private func run() {
         var fds = [Int32](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
-        var timers: [Timer] = []
+        var timers = TimerHeap()
         while true {
             // Take new blocks and timers; then wait for I/O until the nearest timer.
-            let (blocks, newTimers) = pending.withLock { state -> ([@Sendable () -> Void], [Timer]) in
+            let (blocks, newTimers) = pending.withLock { state -> ([@Sendable () -> Void], [TimerHeap.Timer]) in
                 defer {
                     state.blocks.removeAll(keepingCapacity: true)
                     state.timers.removeAll()
@@ -109,14 +104,14 @@ final class Reactor: @unchecked Sendable {
                 }
                 return (state.blocks, state.timers)
             }
-            timers += newTimers
+            for timer in newTimers { timers.insert(timer) }
             for block in blocks { block() }
             // Blocks may have submitted more: then only poll, so that they run soon without
             // starving I/O events and timers.
             var timeout: Int32 = -1
             if pending.withLock({ !$0.blocks.isEmpty }) {
                 timeout = 0
-            } else if let nearest = timers.map(\.deadline).min() {
+            } else if let nearest = timers.earliest {
                 let now = Reactor.now()
                 timeout = nearest <= now ? 0 : Int32(min(60_000, (nearest - now + 999_999) / 1_000_000))
             }
@@ -132,12 +127,7 @@ final class Reactor: @unchecked Sendable {
                 }
             }
             if !timers.isEmpty {
-                let now = Reactor.now()
-                let due = timers.filter { $0.deadline <= now }.sorted { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) }
-                if !due.isEmpty {
-                    timers.removeAll { $0.deadline <= now }
-                    for timer in due { timer.block() }
-                }
+                for timer in timers.popDue(now: Reactor.now()) { timer.block() }
             }
         }
     }

@@ -26,7 +26,7 @@ public actor SocketIOClient {
         var continuation: CheckedContinuation<SocketIOPayload, any Error>
         /// The connection the emit went out on; nil while it waits in the buffer.
         var epoch: Int?
-        var timeout: Task<Void, Never>?
+        var timeout: AckTimeout?
     }
 
     private var session: SocketIOSession?
@@ -66,7 +66,7 @@ public actor SocketIOClient {
         eventsContinuation.finish()
         statesContinuation.finish()
         for pending in pendingAcks.values {
-            pending.timeout?.cancel()
+            pending.timeout?.disarm()
             pending.continuation.resume(throwing: SocketIOError.disconnectedByClient)
         }
     }
@@ -273,13 +273,13 @@ public actor SocketIOClient {
                     return
                 }
                 guard pendingAcks[id] != nil else { return }
-                pendingAcks[id]?.timeout = Task { [weak self] in
-                    do {
-                        try await Task.sleep(for: timeout)
-                    } catch {
-                        return
+                let timer = AckTimeout()
+                pendingAcks[id]?.timeout = timer
+                Reactor.shared.schedule(after: timeout) { [weak self] in
+                    guard timer.isArmed, let self else { return }
+                    Task(executorPreference: Reactor.shared) {
+                        await self.failAck(id: id, with: .timeout("no ack for \(event) within \(timeout.milliseconds) ms"))
                     }
-                    await self?.failAck(id: id, with: .timeout("no ack for \(event) within \(timeout.milliseconds) ms"))
                 }
             }
         } onCancel: {
@@ -350,14 +350,14 @@ public actor SocketIOClient {
             return
         }
         pendingAcks.removeValue(forKey: id)
-        pending.timeout?.cancel()
+        pending.timeout?.disarm()
         pending.continuation.resume(returning: payload)
     }
 
     /// Removes a pending ack (and its buffered emit); `error` nil means cancelled.
     private func failAck(id: Int, with error: SocketIOError?) {
         guard let pending = pendingAcks.removeValue(forKey: id) else { return }
-        pending.timeout?.cancel()
+        pending.timeout?.disarm()
         buffer.removeAll { $0.packet.id == id }
         if let error {
             pending.continuation.resume(throwing: error)
@@ -371,4 +371,14 @@ public actor SocketIOClient {
             failAck(id: id, with: error)
         }
     }
+}
+
+/// The timeout of one pending ack, run by a reactor timer: settling the ack first disarms it, so
+/// an ack that arrives in time wakes nothing and leaves no sleeping task behind.
+private final class AckTimeout: Sendable {
+    private let disarmed = Locked(false)
+
+    var isArmed: Bool { !disarmed.withLock { $0 } }
+
+    func disarm() { disarmed.withLock { $0 = true } }
 }

@@ -254,3 +254,34 @@ final class BackoffTests: XCTestCase {
         XCTAssertLessThanOrEqual(backoff.nextDelay(using: &random), .milliseconds(100))
     }
 }
+
+final class TimerHeapTests: XCTestCase {
+    func testDueTimersComeOutEarliestFirstAndInSchedulingOrderOnTies() {
+        var heap = TimerHeap()
+        let fired = Locked<[Int]>([])
+        let deadlines: [(UInt64, Int)] = [(50, 1), (10, 2), (30, 3), (10, 4), (90, 5), (30, 6), (20, 7)]
+        for (sequence, (deadline, label)) in deadlines.enumerated() {
+            heap.insert(TimerHeap.Timer(deadline: deadline, sequence: UInt64(sequence), block: { fired.withLock { $0.append(label) } }))
+        }
+        XCTAssertEqual(heap.earliest, 10)
+        for timer in heap.popDue(now: 30) { timer.block() }
+        XCTAssertEqual(fired.withLock { $0 }, [2, 4, 7, 3, 6])
+        XCTAssertEqual(heap.count, 2)
+        XCTAssertEqual(heap.earliest, 50)
+        XCTAssertTrue(heap.popDue(now: 49).isEmpty)
+        for timer in heap.popDue(now: .max) { timer.block() }
+        XCTAssertEqual(fired.withLock { $0 }, [2, 4, 7, 3, 6, 1, 5])
+        XCTAssertTrue(heap.isEmpty)
+    }
+
+    func testAThousandRandomDeadlinesComeOutSorted() {
+        var heap = TimerHeap()
+        var generator = SystemRandomNumberGenerator()
+        for sequence in 0..<1000 {
+            heap.insert(TimerHeap.Timer(deadline: UInt64.random(in: 0..<100, using: &generator), sequence: UInt64(sequence), block: {}))
+        }
+        let due = heap.popDue(now: .max)
+        XCTAssertEqual(due.count, 1000)
+        XCTAssertTrue(zip(due, due.dropFirst()).allSatisfy { !$1.precedes($0) })
+    }
+}

@@ -27,4 +27,6 @@ int sio_epoll_remove(int epfd, int fd);
 /// Waits up to `timeout_ms` (-1: forever); fills `fds` and `events` (SIO_EV_* bits).
 int sio_epoll_wait(int epfd, int *fds, unsigned *events, int max, int timeout_ms);
 int sio_eventfd(void);
+/// Names the calling thread (15 bytes at most; shown by ps, top and perf).
+void sio_set_thread_name(const char *name);
 #endif
