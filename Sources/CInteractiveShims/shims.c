@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int interactive_accept_nonblocking(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -47,6 +50,10 @@ int interactive_user_groups(const char *user, gid_t group, gid_t *groups, int ca
         return -1;
     }
     return count;
+}
+
+int interactive_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }
 
 void interactive_set_thread_name(const char *name) {

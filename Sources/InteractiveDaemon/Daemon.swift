@@ -73,16 +73,21 @@ public enum Daemon {
             log.error("Cannot keep a device id in the store (\(error)); using one for this run only")
             deviceId = DeviceIdentity.randomHex(bytes: 16)
         }
+        if !BackgroundExecutor.bookkeeping.priorityLowered {
+            log.warning("The bookkeeping thread could not lower its priority (setpriority denied?); "
+                        + "tracking and the store compete with the display path as equals")
+        }
         let tracking = TrackingService(
             store: store, bus: bus, log: log, deviceId: deviceId,
             context: ClientContextBase(deviceClass: settings.deviceClass, viewportWidth: settings.viewportWidth,
                                        viewportHeight: settings.viewportHeight))
         await tracking.recoverAfterRestart()
         let overlays = OverlayManager(bus: bus, store: store, log: log)
-        await overlays.setTracker(tracking)
+        await overlays.setTracker(tracking.feed)
         let predict = PredictManager(bus: bus, store: store, overlays: overlays, log: log)
         let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, predict: predict,
                                          tracking: tracking, settings: settings)
+        await config.observe { updated in await rooms.settingsChanged(updated) }
         if settings.insecureTLS {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }
@@ -115,7 +120,8 @@ public enum Daemon {
             "socket": ["path": JSONValue(listener.path), "activated": .bool(listener.activated)],
             "store": ["path": .string(store.path), "corruptMovedTo": JSONValue(store.corruptMovedTo)],
         ])
-        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, version: interactivedVersion)
+        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, tracking: tracking.feed,
+                                   version: interactivedVersion)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: 1024, log: log)
         let notifier = ServiceNotifier()
@@ -126,9 +132,6 @@ public enum Daemon {
         let serving = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await server.run() }
-                group.addTask {
-                    for await updated in await config.changes() { await rooms.settingsChanged(updated) }
-                }
                 if let interval = notifier.watchdogInterval() {
                     group.addTask { await pingWatchdog(notifier, every: interval / 2) }
                 }

@@ -34,13 +34,14 @@ struct InProcessDaemon {
                                                                   viewportWidth: settings.viewportWidth,
                                                                   viewportHeight: settings.viewportHeight))
         let overlays = OverlayManager(bus: bus, store: store, log: log)
-        await overlays.setTracker(tracking)
+        await overlays.setTracker(tracking.feed)
         let predict = PredictManager(bus: bus, store: store, overlays: overlays, log: log)
         let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, predict: predict,
                                          tracking: tracking, settings: settings)
         let roles = RolePolicy(daemonUID: geteuid(), privilegedGroup: settings.privilegedGroup)
         let listener = try UnixListener.bind(path: socketPath)
-        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, version: interactivedVersion)
+        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, tracking: tracking.feed,
+                                   version: interactivedVersion)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: daemonQueueLimit, log: log)
         let serving = Task { await server.run() }

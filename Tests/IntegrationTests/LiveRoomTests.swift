@@ -192,3 +192,31 @@ import Testing
         try daemon.notify.waitFor("STOPPING=1")
     }
 }
+
+/// Where the daemon's work runs: the display path at normal priority, bookkeeping below it.
+@Suite struct ThreadPriorityTests {
+    /// Name → nice value of each thread of `pid` (from /proc/PID/task/TID/stat, field 19).
+    private func threads(of pid: Int32) throws -> [String: Int] {
+        var result: [String: Int] = [:]
+        for tid in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/stat", encoding: .utf8)
+            guard let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let name = String(stat[stat.index(after: open)..<close])
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // After the name: state is field 3 of stat, so nice (field 19) is the 17th here.
+            guard fields.count > 16, let nice = Int(fields[16]) else { continue }
+            result[name] = nice
+        }
+        return result
+    }
+
+    @Test func bookkeepingRunsBelowTheDisplayPath() throws {
+        let live = try LiveFixture()
+        _ = try live.show(live.backend.quiz("tl-threads"), trackingId: "trk-threads")
+        try live.waitForAck("trk-threads", "received")
+        let niceByName = try threads(of: live.daemon.process.processIdentifier)
+        #expect(niceByName["interactived.bk"] == 10)
+        #expect(niceByName["socketio.io"] == 0)
+        #expect(niceByName["interactived.io"] == 0)
+    }
+}

@@ -56,3 +56,6 @@ int interactive_signal_pipe(const int *signals, int count);
 
 /// Names the calling thread (pthread_setname_np, a GNU extension); `name` is cut to 15 bytes.
 void interactive_set_thread_name(const char *name);
+
+/// Sets the calling thread's nice value (Linux schedules threads one by one); 0 or -1 with errno.
+int interactive_set_thread_nice(int nice);

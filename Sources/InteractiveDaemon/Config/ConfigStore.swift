@@ -11,8 +11,7 @@ actor ConfigStore {
     private let store: Store
     private let bus: EventBus
     private let log: Logger
-    private var watchers: [Int: AsyncStream<Settings>.Continuation] = [:]
-    private var nextWatcher = 0
+    private var observer: (@Sendable (Settings) async -> Void)?
 
     private(set) var settings: Settings
 
@@ -80,19 +79,9 @@ actor ConfigStore {
         }
     }
 
-    /// A stream of the settings after every change, starting with none.
-    func changes() -> AsyncStream<Settings> {
-        let (stream, continuation) = AsyncStream<Settings>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = nextWatcher
-        nextWatcher += 1
-        watchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeWatcher(id) }
-        }
-        return stream
-    }
-
-    private func removeWatcher(_ id: Int) { watchers.removeValue(forKey: id) }
+    /// Sets who applies the settings after every change. `config.set` and a reload return only
+    /// after it did, so a call that follows a `config.set` reply already sees the new settings.
+    func observe(_ observer: @escaping @Sendable (Settings) async -> Void) { self.observer = observer }
 
     private func apply(_ updated: ConfigLayers, reason: String) async {
         let before = layers.effective
@@ -106,6 +95,6 @@ actor ConfigStore {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }
         await bus.publish(EventType.configChanged, .object(changed), section: "config", status: .object(after))
-        for watcher in watchers.values { watcher.yield(settings) }
+        await observer?(settings)
     }
 }

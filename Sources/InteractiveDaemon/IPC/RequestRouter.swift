@@ -15,6 +15,8 @@ struct RequestRouter: Sendable {
     let config: ConfigStore
     let rooms: RoomController
     let overlays: OverlayManager
+    /// Tracking's feed: a status read waits until the events recorded before it were handled.
+    let tracking: (any OverlayTracker)?
     let version: String
 
     /// What a handler produced.
@@ -62,6 +64,7 @@ struct RequestRouter: Sendable {
                 "capabilities": .array(IPCMethod.allCases.map(\.rawValue).sorted().map(JSONValue.string)),
             ])
         case .daemonStatus:
+            await tracking?.settled()
             return .result(await bus.snapshot())
         case .configGet:
             return .result(await config.effective())

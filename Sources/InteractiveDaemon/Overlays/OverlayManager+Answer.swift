@@ -65,7 +65,7 @@ extension OverlayManager {
         }
 
         let trackingId = record.trackingId
-        if let trackingId { await tracker?.answerAttempted(trackingId: trackingId, at: Timestamp.nowMs()) }
+        if let trackingId { tracker?.record(.answerAttempted(trackingId: trackingId, at: Timestamp.nowMs())) }
         let body: JSONValue = [
             "mediaId": .string(context.mediaId), "timelineId": .string(timelineId), "os": JSONValue(context.settings.os),
             "socketId": context.mode == .live ? JSONValue(context.socketId) : .null, "userId": .string(userId),
@@ -80,7 +80,7 @@ extension OverlayManager {
             } catch {
                 log.error("Cannot keep the answered timeline in the store: \(error)", fields(overlay))
             }
-            if let trackingId { await tracker?.answerSucceeded(trackingId: trackingId, at: Timestamp.nowMs()) }
+            if let trackingId { tracker?.record(.answerSucceeded(trackingId: trackingId, at: Timestamp.nowMs())) }
             await publishResult(overlayId, timelineId, data: data)
             if overlay.requireBet || overlay.requireVip {
                 await post(overlayId, key: "UPDATE_CONFIRM", data: ["timelineId": .string(timelineId), "success": true])
@@ -90,7 +90,7 @@ extension OverlayManager {
             }
         case .failure(let reason, let step):
             log.warning("Answer refused: \(reason)", fields(overlay))
-            if let trackingId { await tracker?.answerFailed(trackingId: trackingId, reason: reason, step: step, at: Timestamp.nowMs()) }
+            if let trackingId { tracker?.record(.answerFailed(trackingId: trackingId, reason: reason, step: step, at: Timestamp.nowMs())) }
             await publishResult(overlayId, timelineId, failure: reason)
         }
     }

@@ -69,7 +69,7 @@ actor OverlayManager {
     /// In live mode its tracking session starts here (`received`). Returns the overlay id when shown.
     @discardableResult
     func offer(_ overlay: IncomingOverlay, receivedAt: Int64) async -> String? {
-        await trackArrival(overlay, receivedAt: receivedAt)
+        trackArrival(overlay, receivedAt: receivedAt)
         let trackingId = trackingId(of: overlay)
         let os = context?.settings.os
         let reason: String?
@@ -89,7 +89,7 @@ actor OverlayManager {
             // A repeated emit of an overlay on screen (same tracking id) is that overlay's own
             // session, not a new one: it must not be cancelled.
             if let trackingId, !screen.contains(where: { $0.trackingId == trackingId }) {
-                await tracker?.keptOffScreen(trackingId: trackingId, reason: reason)
+                tracker?.record(.keptOffScreen(trackingId: trackingId, reason: reason))
             }
             return nil
         }
@@ -97,10 +97,10 @@ actor OverlayManager {
     }
 
     /// Starts the tracking session of an overlay that arrived (live mode): stage `received`.
-    func trackArrival(_ overlay: IncomingOverlay, receivedAt: Int64) async {
+    func trackArrival(_ overlay: IncomingOverlay, receivedAt: Int64) {
         guard let trackingId = trackingId(of: overlay) else { return }
-        await tracker?.received(trackingId: trackingId, timelineId: overlay.timelineId, overlayType: overlay.kind.rawValue,
-                                emitTimestamp: overlay.emitTimestamp, receivedAt: receivedAt)
+        tracker?.record(.received(trackingId: trackingId, timelineId: overlay.timelineId, overlayType: overlay.kind.rawValue,
+                                  emitTimestamp: overlay.emitTimestamp, receivedAt: receivedAt))
     }
 
     /// Shows a predict or lucky dialog the viewer opened (its render tracking starts now).
@@ -111,9 +111,9 @@ actor OverlayManager {
     }
 
     /// Ends the tracking session of an overlay that will not be shown (a predict never opened).
-    func cancelTracking(_ overlay: IncomingOverlay, reason: HideReason) async {
+    func cancelTracking(_ overlay: IncomingOverlay, reason: HideReason) {
         guard let trackingId = trackingId(of: overlay) else { return }
-        await tracker?.cancelled(trackingId: trackingId, reason: reason.rawValue)
+        tracker?.record(.cancelled(trackingId: trackingId, reason: reason.rawValue))
     }
 
     private func show(_ overlay: IncomingOverlay) async -> String? {
@@ -132,9 +132,9 @@ actor OverlayManager {
                                      trackingId: trackingId(of: overlay))
         screen.append(record)
         await bus.publish(EventType.overlayShow, record.showEvent, section: "overlays", status: screenStatus)
-        for old in replaced { await hidden(old, reason: .replaced) }
+        for old in replaced { hidden(old, reason: .replaced) }
         log.info("Overlay shown", fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .overlayShown)
-        if let trackingId = record.trackingId { await tracker?.shown(trackingId: trackingId) }
+        if let trackingId = record.trackingId { tracker?.record(.shown(trackingId: trackingId)) }
         if overlay.durationSec > 0 {
             let lifetime = Duration.seconds(overlay.durationSec + 5)
             expiries[overlayId] = Task { [weak self] in
@@ -151,7 +151,7 @@ actor OverlayManager {
     /// Hides one overlay; a revealed one gives the player its controls back.
     func hide(_ overlayId: String, reason: HideReason) async {
         guard let record = await takeOff(overlayId, reason: reason) else { return }
-        await hidden(record, reason: reason)
+        hidden(record, reason: reason)
     }
 
     /// Removes an overlay from the screen and tells the players (`overlay.hide`, and the
@@ -168,9 +168,9 @@ actor OverlayManager {
     }
 
     /// After a hide: the log line and the end of the overlay's tracking session.
-    private func hidden(_ record: OnScreenOverlay, reason: HideReason) async {
+    private func hidden(_ record: OnScreenOverlay, reason: HideReason) {
         log.info("Overlay hidden: \(reason.rawValue)", fields(record.overlay).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 })
-        if let trackingId = record.trackingId { await tracker?.cancelled(trackingId: trackingId, reason: reason.rawValue) }
+        if let trackingId = record.trackingId { tracker?.record(.cancelled(trackingId: trackingId, reason: reason.rawValue)) }
     }
 
     /// `recall-overlay`: the backend takes a timeline back.
@@ -204,7 +204,7 @@ actor OverlayManager {
     func attached(_ overlayId: String, connection: Int?) async throws(RPCError) {
         let index = try indexOf(overlayId)
         if let connection { screen[index].owner = connection }
-        if let trackingId = screen[index].trackingId { await tracker?.attached(trackingId: trackingId, at: Timestamp.nowMs()) }
+        if let trackingId = screen[index].trackingId { tracker?.record(.attached(trackingId: trackingId, at: Timestamp.nowMs())) }
     }
 
     /// `overlay.rendered`: the first report wins.
@@ -215,10 +215,10 @@ actor OverlayManager {
         screen[index].renderReported = true
         guard let trackingId = screen[index].trackingId else { return true }
         if loaded {
-            await tracker?.loaded(trackingId: trackingId, at: Timestamp.nowMs())
+            tracker?.record(.loaded(trackingId: trackingId, at: Timestamp.nowMs()))
         } else {
             log.warning("Overlay failed to load: \(reason ?? "no reason given")", ["INTERACTIVE_OVERLAY_ID": overlayId])
-            await tracker?.failed(trackingId: trackingId, reason: reason, at: Timestamp.nowMs())
+            tracker?.record(.failed(trackingId: trackingId, reason: reason, at: Timestamp.nowMs()))
         }
         return true
     }

@@ -1,15 +1,24 @@
 /// What the overlay pipeline reports about an overlay's life (emit-ack tracking, live mode only).
-/// Every call names the overlay by its `_trackingId`; unknown or finished ids are ignored.
+/// Every event names the overlay by its `_trackingId`; unknown or finished ids are ignored.
+enum TrackingEvent: Sendable {
+    case received(trackingId: String, timelineId: String, overlayType: String, emitTimestamp: Int64?, receivedAt: Int64)
+    case keptOffScreen(trackingId: String, reason: String)
+    case shown(trackingId: String)
+    case attached(trackingId: String, at: Int64)
+    case loaded(trackingId: String, at: Int64)
+    case failed(trackingId: String, reason: String?, at: Int64)
+    case cancelled(trackingId: String, reason: String)
+    case answerAttempted(trackingId: String, at: Int64)
+    case answerSucceeded(trackingId: String, at: Int64)
+    case answerFailed(trackingId: String, reason: String, step: String?, at: Int64)
+}
+
+/// Where the overlay pipeline records tracking events. Recording never waits: the events are
+/// handled in order, later, off the display path (TrackingService's feed).
 protocol OverlayTracker: Sendable {
-    func received(trackingId: String, timelineId: String, overlayType: String, emitTimestamp: Int64?, receivedAt: Int64) async
-    func keptOffScreen(trackingId: String, reason: String) async
-    func shown(trackingId: String) async
-    func attached(trackingId: String, at: Int64) async
-    func loaded(trackingId: String, at: Int64) async
-    func failed(trackingId: String, reason: String?, at: Int64) async
-    func cancelled(trackingId: String, reason: String) async
-    func answerAttempted(trackingId: String, at: Int64) async
-    func answerSucceeded(trackingId: String, at: Int64) async
-    func answerFailed(trackingId: String, reason: String, step: String?, at: Int64) async
-    func updateViewport(width: Int, height: Int) async
+    func record(_ event: TrackingEvent)
+
+    /// Returns once every event recorded so far was handled (a status read after an action
+    /// then reflects it).
+    func settled() async
 }

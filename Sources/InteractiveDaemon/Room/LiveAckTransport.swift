@@ -5,8 +5,6 @@ import SocketIO
 struct LiveAckTransport: AckTransport {
     let socket: SocketIOClient
 
-    var executor: (any TaskExecutor)? { socket.ioExecutor }
-
     func emitAck(_ payload: JSONValue, timeout: Duration) async -> AckDelivery {
         do {
             _ = try await socket.emitWithAck("emit-ack", [payload], timeout: timeout, whenDisconnected: .fail)
@@ -18,5 +16,3 @@ struct LiveAckTransport: AckTransport {
         }
     }
 }
-
-extension TrackingService: OverlayTracker {}

@@ -5,11 +5,10 @@ import JSONValue
 ///
 /// Holds the runtime configuration, the fallback device id, answered timelines per viewer and
 /// media, predict results, pending emit-acks and open tracking sessions. All calls run on the
-/// actor's own queue, never on the cooperative pool. A damaged file is moved aside as
+/// bookkeeping thread (`BackgroundExecutor`), never on the cooperative pool. A damaged file is moved aside as
 /// `<name>.corrupt-<time>` and a fresh one is started.
 actor Store {
-    private let executor = QueueExecutor(label: "interactived.store")
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { BackgroundExecutor.bookkeeping.asUnownedSerialExecutor() }
 
     nonisolated let path: String
     /// Where a damaged store was moved at start, if it was.

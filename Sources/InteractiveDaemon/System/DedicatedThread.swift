@@ -11,7 +11,9 @@ enum DedicatedThread {
         init(_ run: @escaping () -> Void) { self.run = run }
     }
 
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    /// Returns false when the thread could not be created (the process is out of resources).
+    @discardableResult
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
         let context = Unmanaged.passRetained(Body {
             interactive_set_thread_name(name)
             body()
@@ -25,8 +27,9 @@ enum DedicatedThread {
         }, context)
         guard created == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            return
+            return false
         }
         pthread_detach(thread)
+        return true
     }
 }

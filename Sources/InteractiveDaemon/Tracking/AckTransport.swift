@@ -14,11 +14,4 @@ enum AckDelivery: Sendable {
 protocol AckTransport: Sendable {
     /// Emits `emit-ack` with `payload` and waits for the server's ack up to `timeout`.
     func emitAck(_ payload: JSONValue, timeout: Duration) async -> AckDelivery
-
-    /// Where delivery is best run (the connection's I/O thread), or nil for the global pool.
-    var executor: (any TaskExecutor)? { get }
-}
-
-extension AckTransport {
-    var executor: (any TaskExecutor)? { nil }
 }

@@ -1,12 +1,20 @@
 import JSONValue
+import Synchronization
 
 /// Measures each live overlay's life and reports it with `emit-ack` (BACKEND.md "emit-ack
 /// tracking"): one session per `_trackingId`, each stage at most once, a render timeout, and
 /// at-least-once delivery of acks that are stored before they are sent.
 ///
 /// Callers never wait for the network: a stage is recorded and its ack queued at once, and
-/// one delivery lane per session sends the session's acks in order.
+/// one delivery lane per session sends the session's acks in order. The overlay pipeline does
+/// not even wait for that: it records events on `feed`, handled here in order. Everything runs
+/// on the bookkeeping thread, shared with the store (`BackgroundExecutor`).
 actor TrackingService {
+    nonisolated var unownedExecutor: UnownedSerialExecutor { BackgroundExecutor.bookkeeping.asUnownedSerialExecutor() }
+
+    /// Where the overlay pipeline records what happens to overlays.
+    nonisolated let feed: TrackingFeed
+
     private let store: Store
     private let bus: EventBus
     private let log: Logger
@@ -51,6 +59,39 @@ actor TrackingService {
         self.renderTimeout = renderTimeout
         self.ackTimeout = ackTimeout
         self.clock = clock
+        let (events, continuation) = AsyncStream.makeStream(of: TrackingFeed.Item.self)
+        feed = TrackingFeed(continuation: continuation)
+        Task { await self.handle(events) }
+    }
+
+    /// Handles what the feed delivers, in order, for the life of the service.
+    private func handle(_ events: AsyncStream<TrackingFeed.Item>) async {
+        for await item in events {
+            switch item {
+            case .event(let event):
+                await handle(event)
+                feed.backlog.count.subtract(1, ordering: .releasing)
+            case .settled(let continuation): continuation.resume()
+            }
+        }
+    }
+
+    private func handle(_ event: TrackingEvent) async {
+        switch event {
+        case .received(let trackingId, let timelineId, let overlayType, let emitTimestamp, let receivedAt):
+            await received(trackingId: trackingId, timelineId: timelineId, overlayType: overlayType,
+                           emitTimestamp: emitTimestamp, receivedAt: receivedAt)
+        case .keptOffScreen(let trackingId, let reason): await keptOffScreen(trackingId: trackingId, reason: reason)
+        case .shown(let trackingId): shown(trackingId: trackingId)
+        case .attached(let trackingId, let at): await attached(trackingId: trackingId, at: at)
+        case .loaded(let trackingId, let at): await loaded(trackingId: trackingId, at: at)
+        case .failed(let trackingId, let reason, let at): await failed(trackingId: trackingId, reason: reason, at: at)
+        case .cancelled(let trackingId, let reason): await cancelled(trackingId: trackingId, reason: reason)
+        case .answerAttempted(let trackingId, let at): await answerAttempted(trackingId: trackingId, at: at)
+        case .answerSucceeded(let trackingId, let at): await answerSucceeded(trackingId: trackingId, at: at)
+        case .answerFailed(let trackingId, let reason, let step, let at):
+            await answerFailed(trackingId: trackingId, reason: reason, step: step, at: at)
+        }
     }
 
     // MARK: Start and connection
@@ -99,9 +140,11 @@ actor TrackingService {
         await publishStatus()
     }
 
-    /// Waits until every pending ack was delivered, at most `limit`; returns at once when offline.
+    /// Waits until every pending ack (events recorded so far included) was delivered, at most
+    /// `limit`; returns at once when offline.
     /// Used before the connection is closed on purpose (leaving a room, stopping the daemon).
     func drain(within limit: Duration) async {
+        await feed.settled()
         guard transport != nil, outbox.count > 0 else { return }
         let id = nextDrainWaiter
         nextDrainWaiter += 1
@@ -152,7 +195,7 @@ actor TrackingService {
 
     /// The overlay was handed to the players (or the predict/lucky dialog opened): the render
     /// timer starts.
-    func shown(trackingId: String) async {
+    func shown(trackingId: String) {
         guard let session = sessions[trackingId], !session.renderedSent, renderTimers[trackingId] == nil else { return }
         let timeout = renderTimeout
         renderTimers[trackingId] = Task {
@@ -314,8 +357,10 @@ actor TrackingService {
         writerRunning = false
     }
 
-    /// Waits until every write queued so far reached the store (graceful stop, tests).
+    /// Waits until every event recorded on the feed so far was handled and every store write
+    /// it made is done (graceful stop, tests).
     func flushStore() async {
+        await feed.settled()
         await withCheckedContinuation { enqueue(.flushed($0)) }
     }
 
@@ -339,7 +384,8 @@ actor TrackingService {
         guard let transport else { return }
         let connection = self.connection
         for trackingId in outbox.claimLanes(upTo: Self.maxLanes) {
-            Task(executorPreference: transport.executor) {
+            // The lane (and the Socket.IO client's part of each emit) stays on this thread.
+            Task(executorPreference: BackgroundExecutor.bookkeeping) {
                 await self.runLane(trackingId, transport: transport, connection: connection)
             }
         }
@@ -402,5 +448,32 @@ actor TrackingService {
 
     private func ackFields(_ trackingId: String, _ stage: TrackingStage) -> [String: String] {
         ["INTERACTIVE_TRACKING_ID": trackingId, "INTERACTIVE_TRACKING_STAGE": stage.rawValue]
+    }
+}
+
+/// The overlay pipeline's way into TrackingService: recording an event only queues it.
+struct TrackingFeed: OverlayTracker {
+    enum Item: Sendable {
+        case event(TrackingEvent)
+        /// Resumed once every event queued before it was handled.
+        case settled(CheckedContinuation<Void, Never>)
+    }
+
+    /// Events recorded and not handled yet.
+    final class Backlog: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    let continuation: AsyncStream<Item>.Continuation
+    let backlog = Backlog()
+
+    func record(_ event: TrackingEvent) {
+        backlog.count.add(1, ordering: .relaxed)
+        continuation.yield(.event(event))
+    }
+
+    func settled() async {
+        guard backlog.count.load(ordering: .acquiring) > 0 else { return }
+        await withCheckedContinuation { continuation.yield(.settled($0)) }
     }
 }
