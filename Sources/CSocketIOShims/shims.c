@@ -67,3 +67,7 @@ int sio_epoll_wait(int epfd, int *fds, unsigned *events, int max, int timeout_ms
 int sio_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 void sio_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }
+
+static __thread int on_reactor_thread;
+void sio_mark_reactor_thread(void) { on_reactor_thread = 1; }
+int sio_on_reactor_thread(void) { return on_reactor_thread; }

@@ -32,6 +32,7 @@ final class Reactor: @unchecked Sendable {
         let status = pthread_create(&thread, nil, { context in
             guard let context else { return nil }
             sio_set_thread_name("socketio.io")
+            sio_mark_reactor_thread()
             Unmanaged<Reactor>.fromOpaque(context).takeRetainedValue().run()
             return nil
         }, context)
@@ -42,14 +43,15 @@ final class Reactor: @unchecked Sendable {
         }
     }
 
-    /// Runs `block` on the reactor thread, after the blocks submitted before it.
+    /// Runs `block` on the reactor thread, after the blocks submitted before it. Submitted from
+    /// the reactor thread itself it needs no wake-up: the loop takes new blocks before it waits.
     func execute(_ block: @escaping @Sendable () -> Void) {
         let wake = pending.withLock { state -> Bool in
             state.blocks.append(block)
             defer { state.wakeupPending = true }
             return !state.wakeupPending
         }
-        if wake { signal() }
+        if wake && sio_on_reactor_thread() == 0 { signal() }
     }
 
     /// Runs `block` on the reactor thread after `delay`.

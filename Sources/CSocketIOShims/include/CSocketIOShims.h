@@ -29,4 +29,7 @@ int sio_epoll_wait(int epfd, int *fds, unsigned *events, int max, int timeout_ms
 int sio_eventfd(void);
 /// Names the calling thread (15 bytes at most; shown by ps, top and perf).
 void sio_set_thread_name(const char *name);
+/// Marks the calling thread as the reactor's; `sio_on_reactor_thread` tells whether the caller is it.
+void sio_mark_reactor_thread(void);
+int sio_on_reactor_thread(void);
 #endif
