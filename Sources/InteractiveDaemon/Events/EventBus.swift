@@ -24,6 +24,11 @@ actor EventBus {
         let line: [UInt8]
     }
 
+    /// Up to this many subscribers (a player and a tool or two), the publisher writes an event
+    /// to an idle subscriber's socket itself, sparing a thread hand-off; beyond it the writes
+    /// are left to the subscribers' writer tasks, which run in parallel and batch.
+    static let directSendLimit = 4
+
     let bootId: String
     private(set) var seq = 0
     private let ringCapacity: Int
@@ -45,8 +50,9 @@ actor EventBus {
         let line = EventEnvelope(bootId: bootId, seq: seq, type: type, time: Timestamp.rfc3339(Timestamp.nowMs()),
                                  data: data).line()
         remember(RingEntry(seq: seq, type: type, line: line))
+        let sendDirectly = subscribers.count <= Self.directSendLimit
         for subscriber in subscribers.values where subscriber.wants(type) {
-            subscriber.queue.pushEvent(line)
+            subscriber.queue.pushEvent(line, sendDirectly: sendDirectly)
         }
     }
 

@@ -55,10 +55,12 @@ final class OutboundQueue: Sendable {
     /// True when the queue closed itself because the client left `replyLimit` replies unread.
     var overflowed: Bool { state.withLock { $0.overflowed } }
 
-    /// Queues an event line, or counts it as missed when the queue is full.
-    func pushEvent(_ line: [UInt8]) { push(.line(line), isEvent: true) }
+    /// Queues an event line, or counts it as missed when the queue is full. `sendDirectly`
+    /// false leaves even an idle writer to send it (a publisher with many subscribers spreads
+    /// the writes over their writer tasks instead of making them all itself).
+    func pushEvent(_ line: [UInt8], sendDirectly: Bool = true) { push(.line(line), isEvent: true, sendDirectly: sendDirectly) }
 
-    private func push(_ item: Item, isEvent: Bool) {
+    private func push(_ item: Item, isEvent: Bool, sendDirectly: Bool = true) {
         let wake: (CheckedContinuation<[Item]?, Never>, [Item])? = state.withLock { state -> (CheckedContinuation<[Item]?, Never>, [Item])? in
             guard !state.closed else { return nil }
             if !isEvent && state.items.count - state.queuedEvents >= replyLimit {
@@ -80,7 +82,7 @@ final class OutboundQueue: Sendable {
                 state.queuedEvents += 1
             }
             var item = item
-            if state.items.isEmpty, state.waiter != nil, let socket, case .line(let line) = item {
+            if sendDirectly, state.items.isEmpty, state.waiter != nil, let socket, case .line(let line) = item {
                 let sent = line.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
                 if sent == line.count {
                     if isEvent { state.queuedEvents -= 1 }
