@@ -109,6 +109,20 @@ import Glibc
         #expect(sentDirectly + rest == big + Array("after\n".utf8))
     }
 
+    @Test func withoutDirectSendTheIdleWriterGetsTheLine() async throws {
+        let (mine, peer) = try socketPair()
+        defer { close(mine); close(peer) }
+        let queue = OutboundQueue(eventLimit: 4, socket: mine)
+        let writer = try await idleWriter(queue)
+        queue.pushEvent(Array("e1\n".utf8), sendDirectly: false)
+        #expect(drain(peer).isEmpty)
+        guard case .line(let line)? = await writer.value?.first else {
+            Issue.record("the writer did not get the line")
+            return
+        }
+        #expect(line == Array("e1\n".utf8))
+    }
+
     @Test func aClosedQueueNeverSendsAgain() async throws {
         let (mine, peer) = try socketPair()
         defer { close(mine); close(peer) }
