@@ -142,10 +142,13 @@ def main():
     parser.add_argument("--step-seconds", type=float, default=4)
     parser.add_argument("--p99-limit-ms", type=float, default=50)
     parser.add_argument("--tracked", type=int, default=1, help="1: overlays carry _trackingId (the daemon emit-acks)")
+    parser.add_argument("--python-acks", type=int, default=0,
+                        help="1: the python client emit-acks tracked overlays too (equal protocol work, no store)")
     parser.add_argument("--duration", type=int, default=15, help="overlay duration in seconds (the daemon's expiry timer)")
     parser.add_argument("--target-rss-mib", type=float, default=16)
     parser.add_argument("--idle-seconds", type=float, default=2)
     args = parser.parse_args()
+    mode = ("tracked, python client acking too" if args.python_acks else "tracked") if args.tracked else "untracked"
 
     work = tempfile.mkdtemp(prefix="ie2e-", dir="/tmp")
     children = []
@@ -192,7 +195,8 @@ def main():
         subscriber = LineChild("subscriber", [args.ipc_bench, "subscribe", "--socket", socket_path])
         children.append(subscriber)
         subscriber.expect("READY", 10)
-        pyclient = LineChild("python client", [args.python, os.path.join(HERE, "e2e_pyclient.py"), "--url", base])
+        pyclient = LineChild("python client", [args.python, os.path.join(HERE, "e2e_pyclient.py"), "--url", base]
+                             + (["--ack"] if args.python_acks else []))
         children.append(pyclient)
         pyclient.expect("READY", 20)
         state = http_json(base + "/bench/state")
@@ -282,7 +286,7 @@ def main():
         log(f"figure {name}.python_p99_ms {p_p99:.2f}")
         latency_pass = complete and d_p99 < p_p99
         ratio = d_p99 / p_p99 if p_p99 else float("nan")
-        log(f"{'PASS' if latency_pass else 'MISS'} ({'tracked' if args.tracked else 'untracked'}) daemon p99 {d_p99:.2f} ms vs "
+        log(f"{'PASS' if latency_pass else 'MISS'} ({mode}) daemon p99 {d_p99:.2f} ms vs "
             f"python-socketio client p99 {p_p99:.2f} ms at {args.latency_rate:.0f}/s (ratio {ratio:.2f}; target: below, "
             f"although it adds a hop)")
 
@@ -328,8 +332,8 @@ def main():
         for name in ("daemon", "python"):
             value = best[name]
             bound = " (lower bound: the sender could not go faster)" if sender_limited and not failed[name] else ""
-            log(f"e2e highest sustained rate ({'tracked' if args.tracked else 'untracked'}), {name}: {value:.0f} overlays/s{bound}"
-                if value else f"e2e highest sustained rate ({'tracked' if args.tracked else 'untracked'}), {name}: below the "
+            log(f"e2e highest sustained rate ({mode}), {name}: {value:.0f} overlays/s{bound}"
+                if value else f"e2e highest sustained rate ({mode}), {name}: below the "
                 f"ramp's first step")
             log(f"figure e2e.sustained.{name} {value or 0:.0f}")
         if sender_limited:
@@ -340,7 +344,7 @@ def main():
         log(f"rss after the load: daemon VmRSS {mib(after.get('VmRSS', 0))} (peak VmHWM {mib(after.get('VmHWM', 0))}); "
             f"python-socketio client VmRSS {mib(py_after.get('VmRSS', 0))} (peak {mib(py_after.get('VmHWM', 0))})")
         idle_kib = daemon_idle.get("VmRSS", 0)
-        log(f"{'PASS' if idle_kib <= args.target_rss_mib * 1024 else 'MISS'} ({'tracked' if args.tracked else 'untracked'}) daemon RSS joined and idle "
+        log(f"{'PASS' if idle_kib <= args.target_rss_mib * 1024 else 'MISS'} ({mode}) daemon RSS joined and idle "
             f"{mib(idle_kib)}, target ≤ {args.target_rss_mib:.0f} MiB (python-socketio client: {mib(py_idle.get('VmRSS', 0))})")
         state = http_json(base + "/bench/state")
         log(f"sender saw: {state['acks']} emit-acks {state['stages']}, other events {state['other']}")
