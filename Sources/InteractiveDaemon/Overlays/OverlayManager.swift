@@ -29,7 +29,8 @@ actor OverlayManager {
     var answering: Set<String> = []
     /// Bet confirmations waiting for `answer.confirm`, by overlay id.
     var confirmations: [String: CheckedContinuation<Bool, Never>] = [:]
-    private var expiries: [String: Task<Void, Never>] = [:]
+    /// When each overlay on screen expires (its duration and 5 s).
+    private var expiries = DeadlineSchedule<String>()
     private var nextOverlayNumber = 1
     private let idPrefix = DeviceIdentity.randomHex(bytes: 3)
 
@@ -135,15 +136,25 @@ actor OverlayManager {
         for old in replaced { hidden(old, reason: .replaced) }
         log.info("Overlay shown", fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .overlayShown)
         if let trackingId = record.trackingId { tracker?.record(.shown(trackingId: trackingId)) }
-        if overlay.durationSec > 0 {
-            let lifetime = Duration.seconds(overlay.durationSec + 5)
-            expiries[overlayId] = Task { [weak self] in
-                try? await Task.sleep(for: lifetime)
-                guard !Task.isCancelled else { return }
-                await self?.hide(overlayId, reason: .expired)
-            }
+        if overlay.durationSec > 0,
+           let target = expiries.set(overlayId, at: .now + .seconds(overlay.durationSec + 5)) {
+            armExpiryTimer(at: target)
         }
         return overlayId
+    }
+
+    private func armExpiryTimer(at target: ContinuousClock.Instant) {
+        expiries.armed(Task { [weak self] in
+            try? await Task.sleep(until: target, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            await self?.expiryTimerFired()
+        }, at: target)
+    }
+
+    private func expiryTimerFired() async {
+        let (due, next) = expiries.takeDue(now: .now)
+        if let next { armExpiryTimer(at: next) }
+        for overlayId in due { await hide(overlayId, reason: .expired) }
     }
 
     // MARK: Hiding
@@ -159,7 +170,7 @@ actor OverlayManager {
     private func takeOff(_ overlayId: String, reason: HideReason) async -> OnScreenOverlay? {
         guard let index = screen.firstIndex(where: { $0.overlayId == overlayId }) else { return nil }
         let record = screen.remove(at: index)
-        expiries.removeValue(forKey: overlayId)?.cancel()
+        expiries.remove(overlayId)
         confirmations.removeValue(forKey: overlayId)?.resume(returning: false)
         await bus.publish(EventType.overlayHide, ["overlayId": .string(overlayId), "timelineId": .string(record.timelineId),
                                                   "reason": .string(reason.rawValue)], section: "overlays", status: screenStatus)
