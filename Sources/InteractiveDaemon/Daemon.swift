@@ -74,7 +74,7 @@ public enum Daemon {
             deviceId = DeviceIdentity.randomHex(bytes: 16)
         }
         if !BackgroundExecutor.bookkeeping.priorityLowered {
-            log.warning("The bookkeeping thread could not lower its priority (setpriority denied?); "
+            log.warning("The bookkeeping thread could not be started at a lower priority (setpriority denied?); "
                         + "tracking and the store compete with the display path as equals")
         }
         let tracking = TrackingService(

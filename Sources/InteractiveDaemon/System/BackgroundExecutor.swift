@@ -1,4 +1,5 @@
 import CInteractiveShims
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -25,9 +26,13 @@ final class BackgroundExecutor: SerialExecutor, TaskExecutor, @unchecked Sendabl
     private let semaphore: UnsafeMutablePointer<sem_t>
     private let started: UnsafeMutablePointer<sem_t>
     private let lowered = Atomic<Bool>(false)
+    /// Where jobs run if the thread could not be created (the process is out of resources).
+    private let fallback = DispatchQueue(label: "interactived.bookkeeping")
+    private let threadRunning = Atomic<Bool>(false)
 
     /// False when the thread could not lower its priority (a seccomp filter without
-    /// `setpriority`, for one): bookkeeping then competes with the display path as an equal.
+    /// `setpriority`, for one) or could not be created: bookkeeping then competes with the
+    /// display path as an equal.
     var priorityLowered: Bool { lowered.load(ordering: .acquiring) }
 
     /// Starts the thread named `name` at nice `nice` (raising it needs no privilege).
@@ -41,12 +46,17 @@ final class BackgroundExecutor: SerialExecutor, TaskExecutor, @unchecked Sendabl
             sem_post(started)
             run()
         }
-        guard running else { fatalError("interactived: cannot start the \(name) thread: out of resources") }
+        guard running else { return }
         while sem_wait(started) != 0 {}  // EINTR
+        threadRunning.store(true, ordering: .releasing)
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
+        guard threadRunning.load(ordering: .acquiring) else {
+            fallback.async { job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: self.asUnownedTaskExecutor()) }
+            return
+        }
         let wake = queue.withLock { queue -> Bool in
             queue.jobs.append(job)
             defer { queue.wakeupPending = true }
