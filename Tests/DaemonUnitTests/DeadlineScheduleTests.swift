@@ -27,8 +27,10 @@ import Testing
             _ = schedule.set(key, at: at(second))
         }
         schedule.remove("gone")
+        #expect(!schedule.contains("gone") && schedule.contains("late"))
         let (due, next) = schedule.takeDue(now: at(12))
         #expect(due == ["first", "second"])
+        #expect(!schedule.contains("first"))
         #expect(next == at(30))
         // The fired timer is no longer armed: any new deadline asks for one.
         #expect(schedule.set("new", at: at(40)) == at(40))

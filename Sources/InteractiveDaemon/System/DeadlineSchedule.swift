@@ -17,6 +17,8 @@ struct DeadlineSchedule<Key: Hashable & Sendable> {
         return deadline
     }
 
+    func contains(_ key: Key) -> Bool { deadlines[key] != nil }
+
     mutating func remove(_ key: Key) {
         deadlines.removeValue(forKey: key)
     }

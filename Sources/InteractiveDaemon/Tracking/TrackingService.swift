@@ -27,7 +27,8 @@ actor TrackingService {
     private let clock: @Sendable () -> Int64
 
     private var sessions: [String: TrackingSession] = [:]
-    private var renderTimers: [String: Task<Void, Never>] = [:]
+    /// When each shown overlay's render times out, by tracking id.
+    private var renderDeadlines = DeadlineSchedule<String>()
     /// Recently finished sessions, so that a repeated `received` does not open them again.
     private var finishedIds: Set<String> = []
     private var finishedOrder: [String] = []
@@ -196,12 +197,16 @@ actor TrackingService {
     /// The overlay was handed to the players (or the predict/lucky dialog opened): the render
     /// timer starts.
     func shown(trackingId: String) {
-        guard let session = sessions[trackingId], !session.renderedSent, renderTimers[trackingId] == nil else { return }
-        let timeout = renderTimeout
-        renderTimers[trackingId] = Task {
-            do { try await Task.sleep(for: timeout) } catch { return }
-            await self.renderTimedOut(trackingId)
-        }
+        guard let session = sessions[trackingId], !session.renderedSent, !renderDeadlines.contains(trackingId) else { return }
+        if let target = renderDeadlines.set(trackingId, at: .now + renderTimeout) { armRenderTimer(at: target) }
+    }
+
+    private func armRenderTimer(at target: ContinuousClock.Instant) {
+        renderDeadlines.armed(Task {
+            try? await Task.sleep(until: target, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            await self.renderTimersFired()
+        }, at: target)
     }
 
     /// A player attached the overlay: the timeline's `attached` and `renderStart`.
@@ -258,16 +263,19 @@ actor TrackingService {
 
     // MARK: Stages
 
-    private func renderTimedOut(_ trackingId: String) async {
-        renderTimers[trackingId] = nil
-        await settleRender(trackingId, RenderOutcome(status: .timeout, at: clock(), failureReason: "timeout"))
+    private func renderTimersFired() async {
+        let (due, next) = renderDeadlines.takeDue(now: .now)
+        if let next { armRenderTimer(at: next) }
+        for trackingId in due {
+            await settleRender(trackingId, RenderOutcome(status: .timeout, at: clock(), failureReason: "timeout"))
+        }
     }
 
     /// Sends `rendered` once; any status but success ends the session.
     private func settleRender(_ trackingId: String, _ outcome: RenderOutcome, loadCompleteAt: Int64? = nil) async {
         guard var session = sessions[trackingId], !session.renderedSent else { return }
         if let loadCompleteAt { session.loadCompleteAt = loadCompleteAt }
-        renderTimers.removeValue(forKey: trackingId)?.cancel()
+        renderDeadlines.remove(trackingId)
         var details = fields(trackingId)
         details["INTERACTIVE_RENDER_STATUS"] = outcome.status.rawValue
         if let reason = outcome.cancelReason ?? outcome.failureReason { details["INTERACTIVE_REASON"] = reason }
@@ -366,7 +374,7 @@ actor TrackingService {
 
     private func finish(_ trackingId: String) {
         sessions[trackingId] = nil
-        renderTimers.removeValue(forKey: trackingId)?.cancel()
+        renderDeadlines.remove(trackingId)
         guard finishedIds.insert(trackingId).inserted else { return }
         finishedOrder.append(trackingId)
         if finishedOrder.count > Self.finishedMemory { finishedIds.remove(finishedOrder.removeFirst()) }
