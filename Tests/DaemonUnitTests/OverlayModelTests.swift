@@ -28,6 +28,16 @@ import Testing
         #expect(IncomingOverlay(payload: ["url": "x"]) == nil)
     }
 
+    /// `_emitTimestamp` comes from the backend: only whole milliseconds from 0 to 2^53 are kept.
+    @Test func implausibleEmitTimestampsAreIgnored() throws {
+        for value: JSONValue in [-9223372036854775808, -1, 1e300, 2.5e16, "x"] {
+            let parsed = try #require(IncomingOverlay(payload: ["data": overlay, "_trackingId": "t1", "_emitTimestamp": value]))
+            #expect(parsed.emitTimestamp == nil, "\(value)")
+        }
+        let parsed = try #require(IncomingOverlay(payload: ["data": overlay, "_emitTimestamp": "1764400000000"]))
+        #expect(parsed.emitTimestamp == 1764400000000)
+    }
+
     @Test func alignmentOutsideZeroToEightIsInvalid() throws {
         var object = overlay.objectValue ?? [:]
         object["position"] = ["alignment": 9]

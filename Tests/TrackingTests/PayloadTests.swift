@@ -46,6 +46,16 @@ import Testing
         #expect(received.context["receiveLatencyMs"] == .null)
     }
 
+    /// A timestamp the subtraction cannot hold (the store or an older parser could carry one)
+    /// gives a null latency instead of trapping.
+    @Test func receiveLatencyThatOverflowsIsNull() async throws {
+        let harness = try TrackingHarness()
+        let service = harness.service()
+        await receive(service, emitTimestamp: Int64.min)
+        let received = try #require(try await payloads(harness).first)
+        #expect(received.context["receiveLatencyMs"] == .null)
+    }
+
     @Test func renderedSuccess() async throws {
         let harness = try TrackingHarness()
         let service = harness.service()

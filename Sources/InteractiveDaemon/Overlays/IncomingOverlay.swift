@@ -67,8 +67,15 @@ struct IncomingOverlay: Sendable, Equatable {
         requireFanclub = overlay["requireFanclub"]?.lenientBool ?? false
         betAmount = overlay["betAmount"]?.lenientDouble ?? 0
         trackingId = (payload["_trackingId"] ?? overlay["_trackingId"])?.idString
-        emitTimestamp = (payload["_emitTimestamp"] ?? overlay["_emitTimestamp"])?.lenientDouble.flatMap { Int64(exactly: $0.rounded()) }
+        emitTimestamp = (payload["_emitTimestamp"] ?? overlay["_emitTimestamp"])?.lenientDouble.flatMap(Self.epochMilliseconds)
         raw = overlay
+    }
+
+    /// A backend timestamp in milliseconds since the epoch, kept only when it is a whole number
+    /// from 0 to 2^53 (what JSON carries exactly); anything else is treated as absent.
+    static func epochMilliseconds(_ value: Double) -> Int64? {
+        guard value.isFinite, value >= 0, value <= 9_007_199_254_740_992 else { return nil }
+        return Int64(exactly: value.rounded())
     }
 
     /// Whether the overlay is for this platform (`targets` holds `os` or `all`; no list means all).

@@ -25,8 +25,14 @@ struct AnswerOutcome: Sendable {
 /// The stage members of `clientContext`, as BACKEND.md "emit-ack tracking" lists them.
 /// `readyReceived` is always null: the daemon settles `rendered` on the player's load report.
 extension TrackingSession {
-    /// `receive − _emitTimestamp`, null without an emit timestamp.
-    var receiveLatencyMs: JSONValue { JSONValue(milliseconds: emitTimestamp.map { receivedAt - $0 }) }
+    /// `receive − _emitTimestamp`, null without an emit timestamp or when the difference does not
+    /// fit (the timestamp is the backend's: never trap on it).
+    var receiveLatencyMs: JSONValue {
+        JSONValue(milliseconds: emitTimestamp.flatMap { emitted in
+            let (latency, overflow) = receivedAt.subtractingReportingOverflow(emitted)
+            return overflow ? nil : latency
+        })
+    }
 
     /// `received`: emit and receive timestamps, latencies, and the timeline so far.
     func receivedFields(ackSent: Int64) -> [String: JSONValue] {
