@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -60,4 +61,8 @@ void interactive_set_thread_name(const char *name) {
     char shortened[16];
     snprintf(shortened, sizeof(shortened), "%s", name);
     pthread_setname_np(pthread_self(), shortened);
+}
+
+int interactive_release_free_memory(void) {
+    return malloc_trim(0);
 }

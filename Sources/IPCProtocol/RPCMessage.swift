@@ -4,11 +4,15 @@ import JSONValue
 public struct RPCRequest: Sendable, Equatable {
     /// nil for a notification (no reply is sent).
     public var id: JSONValue?
+    /// The id's text as sent, when it is a number a Double does not hold exactly (above 2^53,
+    /// or with digits a Double rounds): replies echo it unchanged.
+    public var idLiteral: [UInt8]?
     public var method: String
     public var params: JSONValue?
 
-    public init(id: JSONValue?, method: String, params: JSONValue? = nil) {
+    public init(id: JSONValue?, idLiteral: [UInt8]? = nil, method: String, params: JSONValue? = nil) {
         self.id = id
+        self.idLiteral = idLiteral
         self.method = method
         self.params = params
     }
@@ -29,10 +33,13 @@ public struct RPCRequest: Sendable, Equatable {
 /// A reply to a request.
 public struct RPCResponse: Sendable, Equatable {
     public var id: JSONValue
+    /// The request's id as sent, written instead of `id` (see `RPCRequest.idLiteral`).
+    public var idLiteral: [UInt8]?
     public var outcome: Result<JSONValue, RPCError>
 
-    public init(id: JSONValue, outcome: Result<JSONValue, RPCError>) {
+    public init(id: JSONValue, idLiteral: [UInt8]? = nil, outcome: Result<JSONValue, RPCError>) {
         self.id = id
+        self.idLiteral = idLiteral
         self.outcome = outcome
     }
 
@@ -45,8 +52,24 @@ public struct RPCResponse: Sendable, Equatable {
         return .object(members)
     }
 
-    /// The response as one JSON line, newline included.
-    public func line() -> [UInt8] { json.serialized() + [0x0A] }
+    /// The response as one JSON line, newline included. Members in key order, as the
+    /// serializer writes them, also when the id is written as it was sent.
+    public func line() -> [UInt8] {
+        guard let idLiteral else { return json.serialized() + [0x0A] }
+        var out = Array("{".utf8)
+        if case .failure(let error) = outcome {
+            out += "\"error\":".utf8
+            error.json.write(to: &out)
+            out += ",".utf8
+        }
+        out += "\"id\":".utf8 + idLiteral + ",\"jsonrpc\":\"2.0\"".utf8
+        if case .success(let result) = outcome {
+            out += ",\"result\":".utf8
+            result.write(to: &out)
+        }
+        out += "}\n".utf8
+        return out
+    }
 }
 
 /// Anything a peer may send on the socket, as decoded from one line.
@@ -67,8 +90,21 @@ extension RPCIncoming {
         } catch {
             return .failure(RPCDecodeFailure(id: .null, error: .parseError(error.description)))
         }
-        return decode(value)
+        let decoded = decode(value)
+        guard case .number(let number)? = value["id"], let literal = JSONValue.numberLiteral(ofMember: "id", in: line),
+              literal != JSONValue.number(number).serialized() else { return decoded }
+        switch decoded {
+        case .success(.request(var request)):
+            request.idLiteral = literal
+            return .success(.request(request))
+        case .failure(var failure):
+            failure.idLiteral = literal
+            return .failure(failure)
+        default:
+            return decoded
+        }
     }
+
 
     /// Decodes a parsed JSON-RPC message.
     public static func decode(_ value: JSONValue) -> Result<RPCIncoming, RPCDecodeFailure> {
@@ -119,5 +155,13 @@ extension RPCIncoming {
 /// A line that is not a usable message, with the error reply it deserves.
 public struct RPCDecodeFailure: Error, Sendable, Equatable {
     public var id: JSONValue
+    /// The id as sent, when a Double does not hold it exactly (see `RPCRequest.idLiteral`).
+    public var idLiteral: [UInt8]?
     public var error: RPCError
+
+    public init(id: JSONValue, idLiteral: [UInt8]? = nil, error: RPCError) {
+        self.id = id
+        self.idLiteral = idLiteral
+        self.error = error
+    }
 }

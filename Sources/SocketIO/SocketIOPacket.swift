@@ -107,10 +107,18 @@ enum SocketIOCodec {
     }
 }
 
-/// Collects the binary attachments announced by a BINARY_EVENT or BINARY_ACK packet.
+/// Collects the binary attachments announced by a BINARY_EVENT or BINARY_ACK packet, at most
+/// `byteLimit` bytes of them per packet (a server announcing 1,000 attachments cannot make the
+/// client hold gigabytes).
 struct SocketIOBinaryAssembler {
     private var pending: SocketIOPacket?
     private var attachments: [[UInt8]] = []
+    private var attachmentBytes = 0
+    let byteLimit: Int
+
+    init(byteLimit: Int = 16 << 20) {
+        self.byteLimit = byteLimit
+    }
 
     /// Starts a packet; returns it at once when it needs no attachment.
     mutating func start(_ packet: SocketIOPacket) throws(SocketIOError) -> (SocketIOPacket, [[UInt8]])? {
@@ -120,17 +128,21 @@ struct SocketIOBinaryAssembler {
         guard packet.type.isBinary, packet.attachmentCount > 0 else { return (packet, []) }
         pending = packet
         attachments = []
+        attachmentBytes = 0
         return nil
     }
 
     /// Adds one attachment; returns the packet once all of them arrived.
     mutating func add(_ data: [UInt8]) throws(SocketIOError) -> (SocketIOPacket, [[UInt8]])? {
         guard let packet = pending else { throw .protocolViolation("binary message without a binary packet") }
+        attachmentBytes += data.count
+        guard attachmentBytes <= byteLimit else { throw .payloadTooLarge(size: attachmentBytes, limit: byteLimit) }
         attachments.append(data)
         guard attachments.count == packet.attachmentCount else { return nil }
         let complete = (packet, attachments)
         pending = nil
         attachments = []
+        attachmentBytes = 0
         return complete
     }
 }

@@ -61,8 +61,8 @@ final class SocketIOSession: Sendable {
             throw SocketIOError.connectionRefused(message: message, data: parsed)
         }
         do {
-            var early: [Incoming] = []
-            var assembler = SocketIOBinaryAssembler()
+            var early = EarlyPackets()
+            var assembler = SocketIOBinaryAssembler(byteLimit: configuration.maxMessageBytes)
             let socketId: String
             switch version {
             case .v4:
@@ -78,7 +78,10 @@ final class SocketIOSession: Sendable {
                 socketId = engine.handshake.sid
             }
             let session = SocketIOSession(engine: engine, namespace: namespace, socketId: socketId, epoch: epoch, log: log)
-            return (session, early)
+            if early.dropped > 0 {
+                log(.warning, "dropped \(early.dropped) packets the server sent before its CONNECT reply (kept the first \(early.kept.count))")
+            }
+            return (session, early.kept)
         } catch {
             engine.close()
             throw error
@@ -88,10 +91,10 @@ final class SocketIOSession: Sendable {
     /// Reads until the CONNECT reply for `namespace`; keeps the events for `kept` that arrive first.
     private static func awaitConnect(
         engine: EngineIOConnection, namespace: String, keeping kept: String, epoch: Int,
-        assembler: inout SocketIOBinaryAssembler, early: inout [Incoming], log: @Sendable (SocketIOLogLevel, String) -> Void
+        assembler: inout SocketIOBinaryAssembler, early: inout EarlyPackets, log: @Sendable (SocketIOLogLevel, String) -> Void
     ) async throws -> String {
         while true {
-            let (packet, attachments) = try await nextPacket(engine: engine, assembler: &assembler)
+            let (packet, attachments, size) = try await nextPacket(engine: engine, assembler: &assembler)
             switch packet.type {
             case .connect, .connectError, .disconnect:
                 guard packet.namespace == namespace else { continue }
@@ -111,8 +114,7 @@ final class SocketIOSession: Sendable {
                 throw SocketIOError.connectionRefused(message: "the server disconnected during the handshake", data: packet.data)
             case .event, .binaryEvent, .ack, .binaryAck:
                 if let incoming = makeIncoming(packet, attachments, epoch: epoch) {
-                    early.append(incoming)
-                    log(.debug, "kept a packet that arrived before the CONNECT reply")
+                    early.keep(incoming, size: size)
                 }
             }
         }
@@ -133,14 +135,20 @@ final class SocketIOSession: Sendable {
         }
     }
 
-    /// The next complete packet (with its attachments) from the server.
-    private static func nextPacket(engine: EngineIOConnection, assembler: inout SocketIOBinaryAssembler) async throws -> (SocketIOPacket, [[UInt8]]) {
+    /// The next complete packet (with its attachments) from the server, and its size in bytes.
+    private static func nextPacket(engine: EngineIOConnection, assembler: inout SocketIOBinaryAssembler) async throws
+        -> (SocketIOPacket, [[UInt8]], Int) {
+        var size = 0
         while true {
             switch try await engine.receive() {
             case .text(let bytes):
-                if let complete = try assembler.start(try SocketIOCodec.decode(bytes)) { return complete }
+                size += bytes.count
+                if let (packet, attachments) = try assembler.start(try SocketIOCodec.decode(bytes)) {
+                    return (packet, attachments, size)
+                }
             case .binary(let data):
-                if let complete = try assembler.add(data) { return complete }
+                size += data.count
+                if let (packet, attachments) = try assembler.add(data) { return (packet, attachments, size) }
             }
         }
     }
@@ -210,6 +218,27 @@ final class SocketIOSession: Sendable {
     func close() {
         try? send(SocketIOPacket(type: .disconnect, namespace: namespace), attachments: [])
         engine.close()
+    }
+}
+
+/// What the server sent before its CONNECT reply: kept, in order, up to `maxCount` packets and
+/// `maxBytes` bytes; the rest is dropped and counted (a server cannot fill the client's memory
+/// before the session even starts).
+struct EarlyPackets {
+    static let maxCount = 256
+    static let maxBytes = 1 << 20
+
+    private(set) var kept: [SocketIOSession.Incoming] = []
+    private(set) var dropped = 0
+    private var bytes = 0
+
+    mutating func keep(_ incoming: SocketIOSession.Incoming, size: Int) {
+        guard kept.count < Self.maxCount, bytes + size <= Self.maxBytes else {
+            dropped += 1
+            return
+        }
+        kept.append(incoming)
+        bytes += size
     }
 }
 

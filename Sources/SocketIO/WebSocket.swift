@@ -308,6 +308,10 @@ enum Handshake {
         request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
         let reserved: Set<String> = ["host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions"]
         for (name, value) in headers where !reserved.contains(name.lowercased()) {
+            // A CR or LF would end the header early and let the rest pose as another header.
+            guard !(name + value).utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                throw SocketIOError.connectFailed("the \(name) header holds a control character; refusing to send it")
+            }
             request += "\(name): \(value)\r\n"
         }
         request += "\r\n"

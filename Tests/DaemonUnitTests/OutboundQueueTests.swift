@@ -23,8 +23,16 @@ import Glibc
         #expect(text(await queue.next()) == ["e5"])
     }
 
+    @Test func eventsOverTheByteLimitAreCountedAsMissed() async {
+        let queue = OutboundQueue(eventLimit: 100, eventByteLimit: 10)
+        for name in ["e1xxx", "e2xxx", "e3", "e4"] { queue.pushEvent(Array(name.utf8)) }
+        #expect(text(await queue.next()) == ["e1xxx", "e2xxx", "lagged(2)"])
+        queue.pushEvent(Array("e5-longer-than-the-limit".utf8))
+        #expect(text(await queue.next()) == ["e5-longer-than-the-limit"], "a line alone is always taken")
+    }
+
     @Test func repliesAreNeverDroppedButAnUnreadingClientIsCut() async {
-        let queue = OutboundQueue(eventLimit: 1, replyLimit: 3)
+        let queue = OutboundQueue(eventLimit: 1, replyByteLimit: 6)
         for index in 0..<3 { queue.pushReply(Array("r\(index)".utf8)) }
         #expect(!queue.overflowed)
         queue.pushReply(Array("r3".utf8))

@@ -86,3 +86,38 @@ extension Result {
         return nil
     }
 }
+
+/// Ids a Double cannot hold exactly come back as they were sent.
+@Suite struct ExactRequestIDTests {
+    @Test(arguments: ["12345678901234567890", "9007199254740993", "-9223372036854775809", "1.10", "2E3"])
+    func largeIdsAreEchoedAsSent(_ literal: String) throws {
+        let line = Array(#"{"jsonrpc":"2.0","params":{"id":5},"id":\#(literal),"method":"daemon.hello"}"#.utf8)
+        guard case .success(.request(let request)) = RPCIncoming.decode(line: line) else {
+            Issue.record("not a request")
+            return
+        }
+        let reply = RPCResponse(id: request.id ?? .null, idLiteral: request.idLiteral, outcome: .success(["ok": true])).line()
+        #expect(String(decoding: reply, as: UTF8.self) == #"{"id":\#(literal),"jsonrpc":"2.0","result":{"ok":true}}"# + "\n")
+        let parsed = try JSONValue.parse(reply.dropLast())
+        #expect(parsed["result"] == ["ok": true])
+    }
+
+    @Test func ordinaryIdsAreUnchanged() {
+        let line = Array(#"{"jsonrpc":"2.0","id":42,"method":"daemon.hello"}"#.utf8)
+        guard case .success(.request(let request)) = RPCIncoming.decode(line: line) else {
+            Issue.record("not a request")
+            return
+        }
+        #expect(request.idLiteral == nil)
+    }
+
+    @Test func errorsEchoTheExactIdToo() {
+        let line = Array(#"{"jsonrpc":"1.0","id":12345678901234567890,"method":"x"}"#.utf8)
+        guard case .failure(let failure) = RPCIncoming.decode(line: line) else {
+            Issue.record("not a failure")
+            return
+        }
+        let reply = RPCResponse(id: failure.id, idLiteral: failure.idLiteral, outcome: .failure(failure.error)).line()
+        #expect(String(decoding: reply, as: UTF8.self).contains(#""id":12345678901234567890,"#))
+    }
+}

@@ -57,5 +57,9 @@ int interactive_signal_pipe(const int *signals, int count);
 /// Names the calling thread (pthread_setname_np, a GNU extension); `name` is cut to 15 bytes.
 void interactive_set_thread_name(const char *name);
 
+/// Returns freed heap memory to the kernel (glibc's malloc_trim(0), declared in <malloc.h>,
+/// which Swift's Glibc module does not import); 1 when memory was released.
+int interactive_release_free_memory(void);
+
 /// Sets the calling thread's nice value (Linux schedules threads one by one); 0 or -1 with errno.
 int interactive_set_thread_nice(int nice);

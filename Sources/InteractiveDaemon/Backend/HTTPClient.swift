@@ -32,6 +32,10 @@ struct HTTPClient: Sendable {
     let options: Options
 
     func send(method: String, url: String, headers: [String], body: [UInt8]?) async throws(HTTPError) -> HTTPResponse {
+        // A header is never dropped or sent with a line break in it (that could add a header).
+        if let bad = headers.first(where: { $0.containsControlCharacters }) {
+            throw .network("the \(bad.prefix { $0 != ":" }) header holds a control character; not sent")
+        }
         let options = self.options
         let result: Result<HTTPResponse, HTTPError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
@@ -44,7 +48,7 @@ struct HTTPClient: Sendable {
     private static func perform(method: String, url: String, headers: [String], body: [UInt8]?,
                                 options: Options) -> Result<HTTPResponse, HTTPError> {
         var response = interactive_http_response()
-        let headerLines = headers.filter { !$0.contains("\n") }.joined(separator: "\n")
+        let headerLines = headers.joined(separator: "\n")
         if let body {
             body.withUnsafeBytes { raw in
                 interactive_http_perform(method, url, headerLines, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), raw.count,

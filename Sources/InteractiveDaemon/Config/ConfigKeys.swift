@@ -114,7 +114,9 @@ enum ConfigKeys {
 
     static func nonEmptyString(_ value: JSONValue, key: String) throws(ConfigError) -> JSONValue {
         guard let text = value.stringValue, !text.isEmpty else { throw .invalid(key: key, reason: "expected a non-empty string") }
-        guard !text.contains(where: { $0.isNewline }) else { throw .invalid(key: key, reason: "must not contain line breaks") }
+        guard !text.containsControlCharacters else {
+            throw .invalid(key: key, reason: "must not contain control characters (line breaks, NUL, …)")
+        }
         return value
     }
 
@@ -126,8 +128,8 @@ enum ConfigKeys {
     }
 
     static func boolean(_ value: JSONValue, key: String) throws(ConfigError) -> JSONValue {
-        guard let flag = value.lenientBool else { throw .invalid(key: key, reason: "expected true or false") }
-        return .bool(flag)
+        guard case .bool = value else { throw .invalid(key: key, reason: "expected true or false") }
+        return value
     }
 
     static func integer(_ value: JSONValue, key: String, range: ClosedRange<Int>) throws(ConfigError) -> JSONValue {
@@ -195,7 +197,9 @@ struct EndpointURL: Sendable, Equatable {
         } else {
             host = String(hostPart.prefix { $0 != ":" })
         }
-        guard !scheme.isEmpty, !host.isEmpty, !text.contains(where: { $0.isWhitespace }) else { return nil }
+        guard !scheme.isEmpty, !host.isEmpty, !text.contains(where: { $0.isWhitespace }), !text.containsControlCharacters else {
+            return nil
+        }
         self.scheme = scheme
         self.host = host
     }

@@ -18,12 +18,6 @@ actor EventBus {
         }
     }
 
-    private struct RingEntry {
-        let seq: Int
-        let type: String
-        let line: [UInt8]
-    }
-
     /// Up to this many subscribers (a player and a tool or two), the publisher writes an event
     /// to an idle subscriber's socket itself, sparing a thread hand-off; beyond it the writes
     /// are left to the subscribers' writer tasks, which run in parallel and batch.
@@ -31,16 +25,21 @@ actor EventBus {
 
     let bootId: String
     private(set) var seq = 0
-    private let ringCapacity: Int
-    private var ring: [RingEntry] = []
-    private var ringStart = 0
+    private var ring: ReplayRing
+    /// How many bytes of held events one `since` replays at most; older ones become an
+    /// `events.lagged` (a client re-subscribing in a loop cannot queue the whole ring again
+    /// and again).
+    private let replayByteLimit: Int
     private var subscribers: [Int: Subscriber] = [:]
     private var status: [String: JSONValue] = [:]
 
-    init(bootId: String, ringCapacity: Int = 4096) {
+    /// Defaults: the last 4096 events, or fewer when they exceed 4 MiB; a replay of 512 KiB at
+    /// most (docs/ipc.md, "Limits").
+    init(bootId: String, ringCapacity: Int = 4096, ringByteCapacity: Int = 4 * 1024 * 1024,
+         replayByteLimit: Int = 512 * 1024) {
         self.bootId = bootId
-        self.ringCapacity = ringCapacity
-        ring.reserveCapacity(ringCapacity)
+        ring = ReplayRing(capacity: ringCapacity, byteCapacity: ringByteCapacity)
+        self.replayByteLimit = replayByteLimit
     }
 
     /// Publishes an event; when `section` is given, the status board's section becomes `status`.
@@ -49,7 +48,7 @@ actor EventBus {
         seq += 1
         let line = EventEnvelope(bootId: bootId, seq: seq, type: type, time: Timestamp.rfc3339(Timestamp.nowMs()),
                                  data: data).line()
-        remember(RingEntry(seq: seq, type: type, line: line))
+        ring.append(ReplayRing.Entry(seq: seq, type: type, line: line))
         let sendDirectly = subscribers.count <= Self.directSendLimit
         for subscriber in subscribers.values where subscriber.wants(type) {
             subscriber.queue.pushEvent(line, sendDirectly: sendDirectly)
@@ -80,15 +79,12 @@ actor EventBus {
             queue.pushReply(OutboundQueue.laggedLine(bootId: bootId, missed: seq))
             return
         }
-        let oldest = ring.isEmpty ? seq + 1 : ring[ringStart].seq
-        if since + 1 < oldest {
-            queue.pushReply(OutboundQueue.laggedLine(bootId: bootId, missed: oldest - since - 1))
-        }
         let subscriber = Subscriber(queue: queue, prefixes: prefixes)
-        for offset in 0..<ring.count {
-            let entry = ring[(ringStart + offset) % ring.count]
-            if entry.seq > since, subscriber.wants(entry.type) { queue.pushReply(entry.line) }
-        }
+        let replay = ring.entries(after: since, byteLimit: replayByteLimit) { subscriber.wants($0.type) }
+        // Lost: the events no longer held, and those the replay's byte limit leaves out.
+        let missed = max(0, (ring.oldestSeq ?? seq + 1) - since - 1) + replay.skipped
+        if missed > 0 { queue.pushReply(OutboundQueue.laggedLine(bootId: bootId, missed: missed)) }
+        for entry in replay.entries { queue.pushReply(entry.line) }
     }
 
     func unsubscribe(connection: Int) {
@@ -96,13 +92,4 @@ actor EventBus {
     }
 
     var subscriberCount: Int { subscribers.count }
-
-    private func remember(_ entry: RingEntry) {
-        if ring.count < ringCapacity {
-            ring.append(entry)
-        } else {
-            ring[ringStart] = entry
-            ringStart = (ringStart + 1) % ringCapacity
-        }
-    }
 }

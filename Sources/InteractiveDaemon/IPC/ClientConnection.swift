@@ -43,6 +43,7 @@ struct ClientConnection: Sendable {
         context.queue.close()
         IOReactor.shared.deregister(fd)
         close(fd)
+        if context.queue.peakBytes > MemoryRelease.threshold { MemoryRelease.giveBack() }
         log.debug("Client disconnected", clientFields)
     }
 
@@ -78,7 +79,7 @@ struct ClientConnection: Sendable {
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
             switch RPCIncoming.decode(line: line) {
             case .failure(let failure):
-                reply(RPCResponse(id: failure.id, outcome: .failure(failure.error)))
+                reply(RPCResponse(id: failure.id, idLiteral: failure.idLiteral, outcome: .failure(failure.error)))
             case .success(.request(let request)):
                 if let line = await router.handle(request, from: context) { context.queue.pushReply(line) }
             case .success(.notification(let method, let params)):

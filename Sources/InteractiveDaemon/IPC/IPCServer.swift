@@ -18,7 +18,7 @@ struct IPCServer: Sendable {
     func run() async {
         IOReactor.shared.register(listener.fd)
         defer { IOReactor.shared.deregister(listener.fd) }
-        let active = ClientCounter()
+        let admission = AdmissionBox(ConnectionAdmission(maxClients: maxClients))
         await withDiscardingTaskGroup { group in
             var nextID = 1
             while !Task.isCancelled {
@@ -33,41 +33,47 @@ struct IPCServer: Sendable {
                     continue
                 }
                 let peer = PeerCredentials.read(fd: fd)
-                guard await active.tryEnter(limit: maxClients) else {
-                    reject(fd: fd, peer: peer)
+                let role = roles.role(for: peer)
+                if let refusal = await admission.admit(role: role, uid: peer?.uid) {
+                    reject(fd: fd, peer: peer, refusal: refusal)
                     continue
                 }
-                let context = ClientContext(id: nextID, peer: peer, role: roles.role(for: peer),
+                let context = ClientContext(id: nextID, peer: peer, role: role,
                                             queue: OutboundQueue(eventLimit: subscriberQueueLimit, socket: fd))
                 nextID += 1
                 let connection = ClientConnection(context: context, fd: fd, router: router, log: log, bootId: router.bus.bootId)
                 group.addTask {
                     await connection.run()
-                    await active.leave()
+                    await admission.leave(uid: peer?.uid)
                 }
             }
         }
     }
 
-    /// Over `maxClients`: one error line, then the connection is closed.
-    private func reject(fd: Int32, peer: PeerCredentials?) {
-        log.warning("Refused a local client: \(maxClients) clients already connected",
-                    ["INTERACTIVE_CLIENT_PID": peer.map { String($0.pid) } ?? "unknown"], id: .clientRejected)
-        let line = RPCResponse(id: .null, outcome: .failure(.daemon(.tooManyClients, "too many clients (maxClients is \(maxClients))"))).line()
+    /// A connection not let in: one error line saying why, then it is closed.
+    private func reject(fd: Int32, peer: PeerCredentials?, refusal: ConnectionAdmission.Refusal) {
+        let why: String
+        switch refusal {
+        case .full: why = "too many clients (maxClients is \(maxClients))"
+        case .reservedForControl: why = "too many clients: the remaining connections are kept for players (the control role)"
+        case .tooManyFromUID(let limit): why = "too many connections from uid \(peer.map { String($0.uid) } ?? "?") (at most \(limit) per user)"
+        }
+        log.warning("Refused a local client: \(why)",
+                    ["INTERACTIVE_CLIENT_PID": peer.map { String($0.pid) } ?? "unknown",
+                     "INTERACTIVE_CLIENT_UID": peer.map { String($0.uid) } ?? "unknown"], id: .clientRejected)
+        let line = RPCResponse(id: .null, outcome: .failure(.daemon(.tooManyClients, why))).line()
         _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
         close(fd)
     }
 }
 
-/// How many clients are connected.
-actor ClientCounter {
-    private(set) var count = 0
+/// The server's admission state, shared by the accept loop and the connection tasks.
+actor AdmissionBox {
+    private var admission: ConnectionAdmission
 
-    func tryEnter(limit: Int) -> Bool {
-        guard count < limit else { return false }
-        count += 1
-        return true
-    }
+    init(_ admission: ConnectionAdmission) { self.admission = admission }
 
-    func leave() { count -= 1 }
+    func admit(role: ClientRole, uid: UInt32?) -> ConnectionAdmission.Refusal? { admission.admit(role: role, uid: uid) }
+
+    func leave(uid: UInt32?) { admission.leave(uid: uid) }
 }

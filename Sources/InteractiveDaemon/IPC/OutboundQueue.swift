@@ -6,12 +6,15 @@ import Synchronization
 import Glibc
 #endif
 
-/// What one connection has yet to write: replies (never dropped) and events (bounded).
+/// What one connection has yet to write: replies (never dropped) and events (bounded), both
+/// bounded in bytes so that a client that does not read cannot grow the daemon.
 ///
 /// Publishers push without waiting; the connection's writer task takes everything queued at
-/// once. When more than `eventLimit` events wait, newer events are dropped and counted, and a
-/// single `events.lagged` line takes their place in the stream, so the subscriber learns
-/// exactly where the gap is and how large it was.
+/// once. When more than `eventLimit` events or `eventByteLimit` bytes of them wait, newer
+/// events are dropped and counted, and a single `events.lagged` line takes their place in the
+/// stream, so the subscriber learns exactly where the gap is and how large it was. Replies
+/// are never dropped: a client that leaves more than `replyByteLimit` bytes of them unread is
+/// cut off instead.
 ///
 /// With a `socket`, a line pushed while nothing is queued and the writer is idle is sent by the
 /// pusher at once (non-blocking, under the queue's lock, so order is kept); what the socket does
@@ -26,33 +29,47 @@ final class OutboundQueue: Sendable {
     fileprivate struct State {
         var items: [Item] = []
         var queuedEvents = 0
+        var eventBytes = 0
+        var replyBytes = 0
+        /// The most bytes queued at once: a connection that held much asks for memory to be
+        /// given back when it ends.
+        var peakBytes = 0
         var closed = false
         var overflowed = false
         var waiter: CheckedContinuation<[Item]?, Never>?
     }
 
     let eventLimit: Int
-    /// Replies a client may leave unread; past it the client is not reading and is disconnected.
-    let replyLimit: Int
+    /// Bytes of events that may wait; past it events are counted as missed.
+    let eventByteLimit: Int
+    /// Bytes of replies a client may leave unread; past it the client is not reading and is
+    /// disconnected.
+    let replyByteLimit: Int
     /// The connection's non-blocking socket, for the direct send; it must stay open until
     /// `close()` returned.
     private let socket: Int32?
     private let state = Mutex(State())
 
-    init(eventLimit: Int, replyLimit: Int = 65_536, socket: Int32? = nil) {
+    /// Defaults: 256 KiB of events and 1 MiB of replies per connection (docs/ipc.md, "Limits").
+    init(eventLimit: Int, eventByteLimit: Int = 256 * 1024, replyByteLimit: Int = 1024 * 1024, socket: Int32? = nil) {
         self.eventLimit = eventLimit
-        self.replyLimit = replyLimit
+        self.eventByteLimit = eventByteLimit
+        self.replyByteLimit = replyByteLimit
         self.socket = socket
     }
 
     /// Queues a reply or another line that must not be dropped. A client that leaves more than
-    /// `replyLimit` of them unread is closed instead of growing without bound.
+    /// `replyByteLimit` bytes of them unread is closed instead of growing without bound.
     func pushReply(_ line: [UInt8]) { push(.line(line), isEvent: false) }
+
+    /// The most bytes this queue held at once.
+    var peakBytes: Int { state.withLock { $0.peakBytes } }
 
     /// True while the writer waits in `next()` with nothing queued: a push is then sent directly.
     var isWriterIdle: Bool { state.withLock { $0.waiter != nil } }
 
-    /// True when the queue closed itself because the client left `replyLimit` replies unread.
+    /// True when the queue closed itself because the client left `replyByteLimit` bytes of
+    /// replies unread.
     var overflowed: Bool { state.withLock { $0.overflowed } }
 
     /// Queues an event line, or counts it as missed when the queue is full. `sendDirectly`
@@ -63,7 +80,10 @@ final class OutboundQueue: Sendable {
     private func push(_ item: Item, isEvent: Bool, sendDirectly: Bool = true) {
         let wake: (CheckedContinuation<[Item]?, Never>, [Item])? = state.withLock { state -> (CheckedContinuation<[Item]?, Never>, [Item])? in
             guard !state.closed else { return nil }
-            if !isEvent && state.items.count - state.queuedEvents >= replyLimit {
+            let size: Int
+            if case .line(let line) = item { size = line.count } else { size = 0 }
+            // A line alone is always taken, however long: the limits bound what waits behind it.
+            if !isEvent && state.replyBytes > 0 && state.replyBytes + size > replyByteLimit {
                 state.closed = true
                 state.overflowed = true
                 let waiter = state.waiter
@@ -71,7 +91,7 @@ final class OutboundQueue: Sendable {
                 return waiter.map { ($0, state.takeAll()) }
             }
             if isEvent {
-                if state.queuedEvents >= eventLimit {
+                if state.queuedEvents >= eventLimit || (state.eventBytes > 0 && state.eventBytes + size > eventByteLimit) {
                     if case .lagged(let missed)? = state.items.last {
                         state.items[state.items.count - 1] = .lagged(missed: missed + 1)
                     } else {
@@ -91,6 +111,8 @@ final class OutboundQueue: Sendable {
                 // A full socket or an error: the writer takes the rest (and sees the error itself).
                 if sent > 0 { item = .line(Array(line[sent...])) }
             }
+            if isEvent { state.eventBytes += size } else { state.replyBytes += size }
+            state.peakBytes = max(state.peakBytes, state.eventBytes + state.replyBytes)
             state.items.append(item)
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
@@ -136,6 +158,8 @@ extension OutboundQueue.State {
         let taken = items
         items = []
         queuedEvents = 0
+        eventBytes = 0
+        replyBytes = 0
         return taken
     }
 }

@@ -23,6 +23,7 @@ struct Params {
         guard let text = value.stringValue ?? (value.doubleValue != nil ? value.idString : nil), !text.isEmpty else {
             throw RPCError.invalidParams("'\(name)' must be a non-empty string")
         }
+        try Self.refuseControlCharacters(text, name)
         return text
     }
 
@@ -65,8 +66,17 @@ struct Params {
         var strings: [String] = []
         for element in array {
             guard let text = element.stringValue else { throw RPCError.invalidParams("'\(name)' must be an array of strings") }
+            try Self.refuseControlCharacters(text, name)
             strings.append(text)
         }
         return strings
+    }
+
+    /// Strings reach headers (the token), URLs and log lines: a line break or NUL in one could
+    /// forge a header or a log record, so such text is refused rather than passed on.
+    private static func refuseControlCharacters(_ text: String, _ name: String) throws(RPCError) {
+        guard !text.containsControlCharacters else {
+            throw RPCError.invalidParams("'\(name)' must not contain control characters (line breaks, NUL, …)")
+        }
     }
 }

@@ -40,9 +40,9 @@ struct RequestRouter: Sendable {
         }
         guard let id = request.id else { return nil }
         switch outcome {
-        case .success(.result(let result)): return RPCResponse(id: id, outcome: .success(result)).line()
+        case .success(.result(let result)): return RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success(result)).line()
         case .success(.queued): return nil
-        case .failure(let error): return RPCResponse(id: id, outcome: .failure(error)).line()
+        case .failure(let error): return RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .failure(error)).line()
         }
     }
 
@@ -86,7 +86,7 @@ struct RequestRouter: Sendable {
                 throw RPCError.invalidRequest("events.subscribe must be a request with an id")
             }
             await bus.subscribe(connection: client.id, queue: client.queue, prefixes: prefixes, since: since,
-                                sinceBootId: sinceBoot) { RPCResponse(id: id, outcome: .success($0)).line() }
+                                sinceBootId: sinceBoot) { RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success($0)).line() }
             return .queued
         case .eventsUnsubscribe:
             await bus.unsubscribe(connection: client.id)

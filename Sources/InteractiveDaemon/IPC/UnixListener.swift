@@ -31,7 +31,7 @@ struct UnixListener: Sendable {
     }
 
     /// Binds `path` (mode 0666), creating its folder. A stale socket file is replaced; a live
-    /// daemon on it is an error.
+    /// daemon on it, or a file there that is not a socket, is an error.
     static func bind(path: String) throws(ListenerError) -> UnixListener {
         let folder = parentFolder(of: path)
         if !folder.isEmpty {
@@ -47,16 +47,22 @@ struct UnixListener: Sendable {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
         }
-        if isLive(path: path) {
-            throw ListenerError(description: "another daemon is already listening on \(path)")
+        var existing = stat()
+        if lstat(path, &existing) == 0 {
+            guard existing.st_mode & S_IFMT == S_IFSOCK else {
+                throw ListenerError(description: "\(path) exists and is not a socket; not removing it")
+            }
+            if isLive(path: path) {
+                throw ListenerError(description: "another daemon is already listening on \(path)")
+            }
+            unlink(path)
         }
-        unlink(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ListenerError(description: "socket(): \(String(cString: strerror(errno)))") }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0, chmod(path, 0o666) == 0, listen(fd, 256) == 0 else {
+        guard bound == 0, chmod(path, 0o666) == 0, listen(fd, SOMAXCONN) == 0 else {
             let reason = String(cString: strerror(errno))
             Glibc.close(fd)
             throw ListenerError(description: "cannot listen on \(path): \(reason)")

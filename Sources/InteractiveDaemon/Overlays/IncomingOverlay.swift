@@ -59,7 +59,7 @@ struct IncomingOverlay: Sendable, Equatable {
         }
         widthPct = position?["width"]?.lenientDouble ?? 100
         heightPct = position?["height"]?.lenientDouble ?? 100
-        durationSec = max(0, overlay["duration"]?.lenientDouble.flatMap { Int(exactly: $0.rounded()) } ?? 0)
+        durationSec = overlay["duration"]?.lenientDouble.map(Self.clampedDuration) ?? 0
         targets = overlay["targets"]?.arrayValue?.compactMap(\.stringValue)
         traceLock = overlay["traceLock"]?.lenientBool ?? false
         requireVip = overlay["requireVip"]?.lenientBool ?? false
@@ -70,6 +70,17 @@ struct IncomingOverlay: Sendable, Equatable {
         emitTimestamp = (payload["_emitTimestamp"] ?? overlay["_emitTimestamp"])?.lenientDouble.flatMap(Self.epochMilliseconds)
         raw = overlay
     }
+
+    /// The longest `duration` honoured: a day. Longer (or negative, or not a number) is clamped.
+    static let maxDurationSec = 86_400
+
+    static func clampedDuration(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int(min(seconds.rounded(), Double(maxDurationSec)))
+    }
+
+    /// True when `url` may be handed to a player (see `PlayerURL`).
+    var hasLoadableURL: Bool { url.map(PlayerURL.isLoadable) ?? false }
 
     /// A backend timestamp in milliseconds since the epoch, kept only when it is a whole number
     /// from 0 to 2^53 (what JSON carries exactly); anything else is treated as absent.

@@ -74,7 +74,7 @@ actor OverlayManager {
         let trackingId = trackingId(of: overlay)
         let os = context?.settings.os
         let reason: String?
-        if overlay.location == nil || overlay.url?.isEmpty != false {
+        if overlay.location == nil || !overlay.hasLoadableURL {
             reason = "invalid_overlay_state"
         } else if !overlay.isTargeted(os: os) {
             reason = "not_targeted"

@@ -47,8 +47,8 @@ actor PredictManager {
         button.kind = overlay.kind
         button.visible = true
         button.image = .power
-        button.imageIdle = overlay.raw["imageIdle"]?.stringValue ?? button.imageIdle
-        button.imagePower = overlay.raw["imagePower"]?.stringValue ?? button.imagePower
+        button.imageIdle = overlay.raw["imageIdle"]?.stringValue.flatMap(Self.loadableImage) ?? button.imageIdle
+        button.imagePower = overlay.raw["imagePower"]?.stringValue.flatMap(Self.loadableImage) ?? button.imagePower
         await update(button)
     }
 
@@ -63,8 +63,8 @@ actor PredictManager {
             timelineId: timelineId, kind: kind == .minigame ? .predict : kind, visible: true,
             image: timelines[timelineId] == nil ? .idle : .power, imageIdle: nil, imagePower: nil, opacity: 1)
         if kind != .minigame { button.kind = kind }
-        button.imageIdle = payload["imageIdle"]?.stringValue ?? button.imageIdle
-        button.imagePower = payload["imagePower"]?.stringValue ?? button.imagePower
+        button.imageIdle = payload["imageIdle"]?.stringValue.flatMap(Self.loadableImage) ?? button.imageIdle
+        button.imagePower = payload["imagePower"]?.stringValue.flatMap(Self.loadableImage) ?? button.imagePower
         button.visible = payload["visible"]?.lenientBool ?? true
         await update(button)
     }
@@ -148,4 +148,7 @@ actor PredictManager {
         fades.removeValue(forKey: timelineId)
         await bus.publish(EventType.predictButton, button.json)
     }
+
+    /// A button image the player may load; any other URL is ignored (the button keeps its last).
+    private static func loadableImage(_ url: String) -> String? { PlayerURL.isLoadable(url) ? url : nil }
 }

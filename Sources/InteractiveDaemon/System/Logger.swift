@@ -55,6 +55,8 @@ public enum LogMessageID: String, Sendable {
 /// or other secret in a message or a field.
 public struct Logger: Sendable {
     public let usesJournal: Bool
+    /// The longest message or field value written, in characters; the rest is cut with a note.
+    static let textLimit = 2048
     public let minimumPriority: LogPriority
     private let identifier: String
 
@@ -98,10 +100,13 @@ public struct Logger: Sendable {
     public func log(_ priority: LogPriority, _ message: @autoclosure () -> String,
                     _ fields: @autoclosure () -> [String: String] = [:], id: LogMessageID? = nil) {
         guard priority <= minimumPriority else { return }
+        // Messages and fields may carry a peer's text: one record stays one line, of bounded size.
+        let message = PeerText.clipped(message(), limit: Logger.textLimit)
+        let fields = fields().mapValues { PeerText.clipped($0, limit: Logger.textLimit) }
         if usesJournal {
-            sendToJournal(priority, message(), fields(), id: id)
+            sendToJournal(priority, message, fields, id: id)
         } else {
-            writeLine(priority, message(), fields())
+            writeLine(priority, message, fields)
         }
     }
 

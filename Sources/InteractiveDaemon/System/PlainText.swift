@@ -13,3 +13,49 @@ func parentFolder(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "" }
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
+
+extension Unicode.Scalar {
+    /// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators: characters
+    /// that can end a log line, a header or a terminal's sanity.
+    var isControlCharacter: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+    }
+}
+
+extension StringProtocol {
+    /// True when the text holds a control character (see `Unicode.Scalar.isControlCharacter`).
+    var containsControlCharacters: Bool { unicodeScalars.contains(where: \.isControlCharacter) }
+}
+
+/// Text that came from a peer (the backend, a player), made safe for one log line, a status
+/// field or an event: control characters escaped (`\n`, `\u{1B}`) and the text cut to `limit`
+/// characters, with a note of how many were left out.
+enum PeerText {
+    /// How much of a peer's text the daemon repeats (docs/ipc.md, "Limits").
+    static let limit = 512
+
+    static func clipped<S: StringProtocol>(_ text: S, limit: Int = PeerText.limit) -> String {
+        var out = ""
+        var kept = 0
+        var dropped = 0
+        for scalar in text.unicodeScalars {
+            guard kept < limit else {
+                dropped += 1
+                continue
+            }
+            kept += 1
+            guard scalar.isControlCharacter else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default: out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            }
+        }
+        if dropped > 0 { out += "… (\(dropped) more characters)" }
+        return out
+    }
+}

@@ -1,0 +1,60 @@
+/// The events kept for `events.subscribe` with `since`: the newest `capacity` events, or fewer
+/// when they would take more than `byteCapacity` bytes (the oldest go first).
+struct ReplayRing: Sendable {
+    struct Entry: Sendable {
+        let seq: Int
+        let type: String
+        let line: [UInt8]
+    }
+
+    let capacity: Int
+    let byteCapacity: Int
+    /// Held entries are `storage[head...]`; the dead prefix is dropped once it is large.
+    private var storage: [Entry] = []
+    private var head = 0
+    private(set) var byteCount = 0
+
+    init(capacity: Int, byteCapacity: Int) {
+        self.capacity = max(1, capacity)
+        self.byteCapacity = max(1, byteCapacity)
+    }
+
+    var count: Int { storage.count - head }
+
+    /// The seq of the oldest event held.
+    var oldestSeq: Int? { head < storage.count ? storage[head].seq : nil }
+
+    mutating func append(_ entry: Entry) {
+        storage.append(entry)
+        byteCount += entry.line.count
+        while count > capacity || (byteCount > byteCapacity && count > 1) {
+            byteCount -= storage[head].line.count
+            head += 1
+        }
+        if head >= 1024 && head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// The held entries after `since` that `matches` accepts, oldest first, as many of the
+    /// newest as fit in `byteLimit` bytes; `skipped` counts the accepted ones left out.
+    func entries(after since: Int, byteLimit: Int, matching matches: (Entry) -> Bool) -> (entries: [Entry], skipped: Int) {
+        var picked: [Entry] = []
+        var bytes = 0
+        var skipped = 0
+        var index = storage.count - 1
+        while index >= head, storage[index].seq > since {
+            let entry = storage[index]
+            index -= 1
+            guard matches(entry) else { continue }
+            if skipped == 0 && bytes + entry.line.count <= byteLimit {
+                picked.append(entry)
+                bytes += entry.line.count
+            } else {
+                skipped += 1
+            }
+        }
+        return (picked.reversed(), skipped)
+    }
+}

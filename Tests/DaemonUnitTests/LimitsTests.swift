@@ -1,0 +1,110 @@
+import IPCProtocol
+import JSONValue
+import Testing
+@testable import InteractiveDaemon
+
+@Suite struct ReplayRingTests {
+    private func entry(_ seq: Int, _ type: String = "room.state", bytes: Int = 10) -> ReplayRing.Entry {
+        ReplayRing.Entry(seq: seq, type: type, line: [UInt8](repeating: 0x20, count: bytes))
+    }
+
+    @Test func keepsTheNewestWithinCountAndBytes() {
+        var ring = ReplayRing(capacity: 4, byteCapacity: 35)
+        for seq in 1...6 { ring.append(entry(seq)) }
+        #expect(ring.count == 3)
+        #expect(ring.oldestSeq == 4)
+        #expect(ring.byteCount == 30)
+        ring.append(entry(7, bytes: 100))
+        #expect(ring.count == 1, "one entry over the byte capacity is still kept")
+        #expect(ring.oldestSeq == 7)
+    }
+
+    @Test func replayTakesTheNewestThatFitAndCountsTheRest() {
+        var ring = ReplayRing(capacity: 100, byteCapacity: 10_000)
+        for seq in 1...10 { ring.append(entry(seq, seq % 2 == 0 ? "overlay.show" : "room.state")) }
+        let all = ring.entries(after: 3, byteLimit: 1_000) { _ in true }
+        #expect(all.entries.map(\.seq) == [4, 5, 6, 7, 8, 9, 10])
+        #expect(all.skipped == 0)
+        let limited = ring.entries(after: 0, byteLimit: 25) { $0.type == "overlay.show" }
+        #expect(limited.entries.map(\.seq) == [8, 10])
+        #expect(limited.skipped == 3)
+    }
+
+    @Test func manyAppendsKeepMemoryBounded() {
+        var ring = ReplayRing(capacity: 8, byteCapacity: 1_000)
+        for seq in 1...100_000 { ring.append(entry(seq)) }
+        #expect(ring.count == 8)
+        #expect(ring.oldestSeq == 99_993)
+    }
+}
+
+@Suite struct ConnectionAdmissionTests {
+    @Test func observersCannotTakeTheSlotsKeptForControl() {
+        var admission = ConnectionAdmission(maxClients: 16)
+        #expect(admission.controlReserve == 2)
+        for uid in 1000..<1014 { #expect(admission.admit(role: .observer, uid: UInt32(uid)) == nil) }
+        #expect(admission.admit(role: .observer, uid: 2000) == .reservedForControl)
+        #expect(admission.admit(role: .control, uid: 0) == nil)
+        #expect(admission.admit(role: .control, uid: 1001) == nil)
+        #expect(admission.admit(role: .control, uid: 0) == .full)
+        admission.leave(uid: 1000)
+        #expect(admission.admit(role: .control, uid: 0) == nil)
+    }
+
+    @Test func oneUIDHasAtMostItsShare() {
+        var admission = ConnectionAdmission(maxClients: 1024)
+        for _ in 0..<64 { #expect(admission.admit(role: .observer, uid: 65534) == nil) }
+        #expect(admission.admit(role: .observer, uid: 65534) == .tooManyFromUID(limit: 64))
+        #expect(admission.admit(role: .observer, uid: 1000) == nil, "another user is not affected")
+        #expect(admission.admit(role: .control, uid: 0) == nil, "root has no per-uid limit")
+        admission.leave(uid: 65534)
+        #expect(admission.admit(role: .observer, uid: 65534) == nil)
+        #expect(admission.total == 66)
+    }
+}
+
+@Suite struct PeerTextTests {
+    @Test func controlCharactersAreEscapedAndLongTextCut() {
+        #expect(PeerText.clipped("a\nb\r\u{1B}[31m\u{0}") == #"a\nb\r\u{1B}[31m\u{0}"#)
+        #expect(PeerText.clipped(String(repeating: "x", count: 20), limit: 5) == "xxxxx… (15 more characters)")
+        #expect(PeerText.clipped("plain text") == "plain text")
+        #expect("tok\rX".containsControlCharacters)
+        #expect("line\u{2028}sep".containsControlCharacters)
+        #expect(!"ok é 😀".containsControlCharacters)
+    }
+
+    @Test func onlyHTTPURLsReachPlayers() {
+        #expect(PlayerURL.isLoadable("https://cdn.example/q.html?id=1"))
+        #expect(PlayerURL.isLoadable("HTTP://127.0.0.1:8080/x"))
+        for url in ["file:///etc/passwd", "javascript:alert(1)", "data:text/html,<b>x</b>", "chrome://settings",
+                    "https://cdn/\u{0}x", "https://cdn/a b", "//cdn/x", "https://" + String(repeating: "a", count: 5000)] {
+            #expect(!PlayerURL.isLoadable(url), "\(url.prefix(40))")
+        }
+    }
+}
+
+@Suite struct ParamsTests {
+    @Test func controlCharactersInStringsAreRefused() throws {
+        let params = try Params(["token": "tokC\rX-Injected-Token: yes", "userId": "u1", "types": ["a\n"]])
+        #expect(throws: RPCError.self) { try params.string("token") }
+        #expect(throws: RPCError.self) { try params.optionalStringArray("types") }
+        #expect(try params.string("userId") == "u1")
+    }
+
+    @Test func configBooleansAreStrictAndStringsRefuseNUL() throws {
+        let insecure = try #require(ConfigKeys.byName["insecureTLS"])
+        #expect(throws: ConfigError.self) { try insecure.normalize(1.5) }
+        #expect(throws: ConfigError.self) { try insecure.normalize("true") }
+        #expect(try insecure.normalize(true) == true)
+        let tenant = try #require(ConfigKeys.byName["tenant"])
+        #expect(throws: ConfigError.self) { try tenant.normalize("onlive\u{0}v2") }
+    }
+
+    @Test func overlayDurationsAreClamped() {
+        #expect(IncomingOverlay.clampedDuration(30) == 30)
+        #expect(IncomingOverlay.clampedDuration(-5) == 0)
+        #expect(IncomingOverlay.clampedDuration(9.3e18) == IncomingOverlay.maxDurationSec)
+        #expect(IncomingOverlay.clampedDuration(.infinity) == 0)
+        #expect(IncomingOverlay.clampedDuration(.nan) == 0)
+    }
+}
