@@ -220,11 +220,12 @@ actor RoomController {
         return try await predict.open(timelineId: timelineId)
     }
 
-    /// Routes an overlay by kind: minigames to the screen, predict and lucky to their buttons.
-    func route(_ overlay: IncomingOverlay, receivedAt: Int64) async {
+    /// Routes an overlay that arrived in `room` by kind: minigames to the screen, predict and
+    /// lucky to their buttons.
+    func route(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) async {
         switch overlay.kind {
-        case .minigame: await overlays.offer(overlay, receivedAt: receivedAt)
-        case .predict, .lucky: await predict.offer(overlay, receivedAt: receivedAt)
+        case .minigame: await overlays.offer(overlay, receivedAt: receivedAt, room: room)
+        case .predict, .lucky: await predict.offer(overlay, receivedAt: receivedAt, room: room)
         }
     }
 
