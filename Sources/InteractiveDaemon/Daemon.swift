@@ -139,6 +139,7 @@ public enum Daemon {
         let serving = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await server.run() }
+                group.addTask { await rooms.restoreFromStore() }
                 if let interval = notifier.watchdogInterval() {
                     group.addTask { await pingWatchdog(notifier, every: interval / 2) }
                 }
