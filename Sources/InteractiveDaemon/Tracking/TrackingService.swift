@@ -41,7 +41,7 @@ actor TrackingService {
     private var writerRunning = false
     /// Writes the store refused (a full or read-only disk), oldest first: retried before the next
     /// write, every `storeRetryInterval` and at a graceful stop, so no ack is lost once space returns.
-    private var failedWrites: [TrackingWrite] = []
+    private var failedWrites = RefusedWrites()
     private var retryTimerArmed = false
     private static let storeRetryInterval: Duration = .seconds(5)
     /// Callers of `drain` waiting for the outbox to empty, by id.
@@ -374,7 +374,7 @@ actor TrackingService {
                     if let failure { note("Cannot delete a delivered tracking ack: \(failure)", ack.trackingId) }
                 }
             }
-            failedWrites += refused
+            failedWrites.append(refused)
             if acksStored || !refused.isEmpty {
                 startLanes()
                 await publishStatus()
@@ -387,16 +387,8 @@ actor TrackingService {
     /// Puts the writes that failed back at the head of the queue (they are older than any queued).
     private func requeueFailedWrites() {
         guard !failedWrites.isEmpty else { return }
-        let retried = failedWrites.map { StoreWrite.change(retryable($0)) }
-        failedWrites = []
-        queuedWrites.insert(contentsOf: retried, at: 0)
-    }
-
-    /// A failed write as it is retried: an ack delivered meanwhile is not stored again, only its
-    /// session's state.
-    private func retryable(_ write: TrackingWrite) -> TrackingWrite {
-        guard case .ack(let ack, let state, let at) = write, !outbox.contains(ack) else { return write }
-        return .session(ack.trackingId, state: state, at: at)
+        let retried = failedWrites.takeForRetry { outbox.contains($0) }
+        queuedWrites.insert(contentsOf: retried.map(StoreWrite.change), at: 0)
     }
 
     /// While writes wait for a retry, one timer retries them.
