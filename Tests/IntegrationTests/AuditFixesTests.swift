@@ -197,6 +197,27 @@ import Glibc
         #expect(!daemon.stderr.contains("CocoaError"))
     }
 
+    /// A store file the daemon's user cannot read (root reads everything, so the daemon runs as
+    /// nobody here) is moved aside and a fresh one started.
+    @Test(.enabled(if: geteuid() == 0)) func anUnreadableStoreIsMovedAside() throws {
+        let directory = try TemporaryDirectory()
+        let state = directory.path + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        let store = state + "/interactived.sqlite"
+        #expect(FileManager.default.createFile(atPath: store, contents: Data("SQLite format 3\u{0}".utf8)))
+        for path in [state, store] { #expect(chown(path, 65534, 65534) == 0) }
+        chmod(store, 0)
+        let result = try runCommand(["/usr/bin/timeout", "2", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                     BuiltProducts.daemon, "--socket", state + "/d.sock", "--state-directory", state,
+                                     "--log-target", "stderr", "--config", directory.path + "/none.json"])
+        #expect(result.status == 124, "the daemon did not keep running: \(result.stderr)")
+        #expect(result.stderr.contains("cannot be read and written"))
+        let moved = try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.hasPrefix("interactived.sqlite.corrupt-") }
+        #expect(moved.count == 1)
+        let fresh = FileManager.default.contents(atPath: store) ?? Data()
+        #expect(fresh.starts(with: Data("SQLite format 3".utf8)))
+    }
+
     @Test(.enabled(if: geteuid() == 0)) func aReadOnlyStateDirectoryIsReported() throws {
         let directory = try TemporaryDirectory()
         let state = directory.path + "/state"
