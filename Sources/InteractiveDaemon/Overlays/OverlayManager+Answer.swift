@@ -88,7 +88,8 @@ extension OverlayManager {
                                         timeoutMs: context.settings.answerConfirmTimeoutMs) {
                 case .accepted: break
                 case .timedOut:
-                    log.info("Bet confirmation not answered within \(context.settings.answerConfirmTimeoutMs) ms; declined", fields(overlay))
+                    log.info("Bet confirmation not answered within \(context.settings.answerConfirmTimeoutMs) ms; declined",
+                             fields(overlay))
                     return .failure("bet_declined", detail: "timeout")
                 case .declined, .overlayGone:
                     return .failure("bet_declined")

@@ -111,8 +111,9 @@ actor OverlayManager {
     }
 
     private func show(_ overlay: IncomingOverlay, room: RoomKey) async -> String? {
-        guard let context, context.key == room, let url = overlay.templateURL(loggedIn: context.session.isLoggedIn, tenant: context.settings.tenant,
-                                                         fanclub: context.fanclub) else { return nil }
+        guard let context, context.key == room,
+              let url = overlay.templateURL(loggedIn: context.session.isLoggedIn, tenant: context.settings.tenant,
+                                            fanclub: context.fanclub) else { return nil }
         let slot = overlay.kind == .minigame ? "minigame" : "dialog"
         // The players learn of the replacement first; logs and tracking of the replaced overlay
         // follow the new one's overlay.show, off the display path.
@@ -123,7 +124,9 @@ actor OverlayManager {
         // The room may have been left while the replaced overlays were taken off.
         guard self.context?.key == room else {
             for old in replaced { hidden(old, reason: .replaced) }
-            if let trackingId = trackingId(of: overlay, in: room) { tracker?.record(.keptOffScreen(trackingId: trackingId, reason: "remove_all_view")) }
+            if let trackingId = trackingId(of: overlay, in: room) {
+                tracker?.record(.keptOffScreen(trackingId: trackingId, reason: HideReason.removeAll.rawValue))
+            }
             return nil
         }
         let overlayId = "ov-\(idPrefix)-\(nextOverlayNumber)"
