@@ -127,11 +127,19 @@ public enum Daemon {
         let notifier = ServiceNotifier()
         let signals = SignalStream.make()
         let socketDescription = listener.activated ? "socket passed by systemd" : (listener.path ?? "?")
-        let storeNote = store.corruptMovedTo.map { "; damaged store moved to \($0)" } ?? ""
+        let storeHealth = await store.health
+        await bus.setStatus("store", storeHealth.json)
+        let storeNote = storeHealth.statusNote.map { "; \($0)" } ?? ""
+        // The store's later troubles (a full disk, and its end) reach daemon.status and STATUS=.
+        await store.observeHealth { health in
+            await bus.setStatus("store", health.json)
+            notifier.status("Running; store: \(health.statusNote ?? "writes work again")")
+        }
 
         let serving = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await server.run() }
+                group.addTask { await rooms.restoreFromStore() }
                 if let interval = notifier.watchdogInterval() {
                     group.addTask { await pingWatchdog(notifier, every: interval / 2) }
                 }

@@ -39,6 +39,10 @@ struct StatusPrinter {
         if let moved = daemon?["store"]?["corruptMovedTo"], !moved.isNull {
             row("Store", output.red("damaged store moved to \(Output.plain(moved))"))
         }
+        if let problem = snapshot["store"]?["problem"], !problem.isNull {
+            let kept = snapshot["store"]?["persistent"] == false ? "; in memory, nothing kept across a restart" : ""
+            row("Store", output.red("\(Output.plain(problem))\(kept)"))
+        }
     }
 
     private func row(_ label: String, _ value: String) {

@@ -210,6 +210,24 @@ import Testing
         #expect(again.count == 2)
         #expect(again[1]["acked"] == true)
         #expect(again[1]["sid"] != first["sid"])
-        #expect(again[1]["payload"] == first["payload"])
+        // The same ack, stamped with the moment of its own sending.
+        #expect(unstamped(again[1]["payload"]) == unstamped(first["payload"]))
+        let firstSent = try #require(first["payload"]?["clientContext"]?["timeline"]?["ackSent"]?.doubleValue)
+        let againSent = try #require(again[1]["payload"]?["clientContext"]?["timeline"]?["ackSent"]?.doubleValue)
+        #expect(againSent > firstSent)
+        let latency = try #require(again[1]["payload"]?["clientContext"]?["ackLatencyMs"]?.doubleValue)
+        let received = try #require(again[1]["payload"]?["clientContext"]?["timeline"]?["received"]?.doubleValue)
+        #expect(latency == againSent - received)
+    }
+
+    /// An emit-ack payload without what each sending stamps (`ackLatencyMs`, `timeline.ackSent`).
+    private func unstamped(_ payload: JSONValue?) -> JSONValue? {
+        guard var members = payload?.objectValue, var context = members["clientContext"]?.objectValue else { return payload }
+        context["ackLatencyMs"] = nil
+        var timeline = context["timeline"]?.objectValue ?? [:]
+        timeline["ackSent"] = nil
+        context["timeline"] = .object(timeline)
+        members["clientContext"] = .object(context)
+        return .object(members)
     }
 }

@@ -68,7 +68,8 @@ import Testing
                 "status": "success", "receiveLatencyMs": 500, "renderLatencyMs": 400, "ackLatencyMs": 100,
                 "timeline": ["attached": 9_600, "renderStart": 9_600, "loadComplete": 9_900, "readyReceived": nil,
                              "ackSent": 10_000],
-                "overlayType": "minigame", "failureReason": nil, "failureStep": nil, "custom": ["cancelReason": nil],
+                "duration": nil, "overlayType": "minigame", "failureReason": nil, "failureStep": nil,
+                "custom": ["cancelReason": nil],
             ]),
         ]
         #expect(try await payloads(harness).last == expected)
@@ -86,11 +87,57 @@ import Testing
                 "status": "cancelled", "receiveLatencyMs": 500, "renderLatencyMs": nil, "ackLatencyMs": 0,
                 "timeline": ["attached": 9_600, "renderStart": 9_600, "loadComplete": nil, "readyReceived": nil,
                              "ackSent": 10_000],
-                "overlayType": "minigame", "failureReason": nil, "failureStep": nil,
+                "duration": nil, "overlayType": "minigame", "failureReason": nil, "failureStep": nil,
                 "custom": ["cancelReason": "replaced_by_new_overlay"],
             ]),
         ]
         #expect(try await payloads(harness).last == expected)
+    }
+
+    /// Seed 001: `rendered` carries the overlay's `duration` (seconds), also after a restart.
+    @Test func renderedCarriesTheOverlaysDuration() async throws {
+        let harness = try TrackingHarness()
+        let service = harness.service()
+        await service.received(trackingId: "t1", timelineId: "tl1", overlayType: "minigame", emitTimestamp: 9_000,
+                               durationSec: 30, receivedAt: 9_500)
+        await service.loaded(trackingId: "t1", at: 9_900)
+        #expect(try await payloads(harness).last?.context["duration"] == 30)
+
+        await service.received(trackingId: "t2", timelineId: "tl2", overlayType: "minigame", emitTimestamp: 9_000,
+                               durationSec: 45, receivedAt: 9_500)
+        await harness.settled()
+        let reopened = try harness.reopened()
+        await reopened.service().recoverAfterRestart()
+        let closed = try #require(try await reopened.storedAcks().last { $0.trackingId == "t2" && $0.stage == .rendered })
+        #expect(closed.payload.context["duration"] == 45)
+    }
+
+    /// `ackLatencyMs` runs to the moment the ack is sent, not to the moment it was queued.
+    @Test func ackLatencyIsStampedWhenTheAckIsSent() {
+        let queued = PendingAck(trackingId: "t1", stage: .rendered, payload: PendingAck.payload(
+            trackingId: "t1", stage: .rendered, deviceId: "d",
+            clientContext: ["ackLatencyMs": 100, "timeline": ["loadComplete": 9_900, "ackSent": 10_000]]), created: 10_000)
+        let sent = queued.payload(sentAt: 12_500)
+        #expect(sent.context["ackLatencyMs"] == 2_600)
+        #expect(sent.context["timeline"] == ["loadComplete": 9_900, "ackSent": 12_500])
+        #expect(sent["stage"] == "rendered")
+        // The stored payload is unchanged: each send stamps its own moment.
+        #expect(queued.payload.context["ackLatencyMs"] == 100)
+        #expect(queued.payload(sentAt: Int64.min).context["ackLatencyMs"] == .null)
+    }
+
+    @Test func anAckSentLaterSaysHowLongItWaited() async throws {
+        let harness = try TrackingHarness()
+        let clock = ManualClock(10_000)
+        let service = harness.service(clock: { clock.now })
+        await receive(service)
+        await harness.settled()
+        clock.now = 13_000
+        let transport = FakeTransport()
+        await service.setTransport(transport)
+        let emitted = await transport.waitForEmits(1)
+        #expect(emitted.first?.context["ackLatencyMs"] == 3_500)
+        #expect(emitted.first?.context["timeline"]?["ackSent"] == 13_000)
     }
 
     @Test func renderedFailed() async throws {

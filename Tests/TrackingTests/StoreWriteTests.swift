@@ -40,4 +40,31 @@ import JSONValue
         #expect(failures.map { $0 == nil } == [true, false, true])
         #expect(try await harness.store.pendingAcks().map(\.trackingId) == ["good-1", "good-2"])
     }
+
+    /// Writes the store refused are tried again in order; a long outage keeps one state per
+    /// session, and an ack delivered meanwhile is not stored again.
+    @Test func refusedWritesAreRetriedCompacted() {
+        var refused = RefusedWrites()
+        let state: JSONValue = ["timelineId": "t1"]
+        refused.append([
+            .ack(ack("a", .received), sessionState: state, at: 1),
+            .session("a", state: ["timelineId": "t1", "attachedAt": 2], at: 2),
+            .ack(ack("b", .received), sessionState: state, at: 3),
+            .session("a", state: .none, at: 4),
+            .deleteAck(ack("c", .received)),
+        ])
+        #expect(refused.count == 5)
+        let waiting: Set<String> = ["a"]
+        let retried = refused.takeForRetry { waiting.contains($0.trackingId) }
+        #expect(refused.isEmpty)
+        #expect(retried.map(describe) == ["ack a", "session b", "session a nil", "delete c"])
+    }
+
+    private func describe(_ write: TrackingWrite) -> String {
+        switch write {
+        case .ack(let ack, _, _): return "ack \(ack.trackingId)"
+        case .session(let trackingId, let state, _): return "session \(trackingId)" + (state == nil ? " nil" : "")
+        case .deleteAck(let ack): return "delete \(ack.trackingId)"
+        }
+    }
 }

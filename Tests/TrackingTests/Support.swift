@@ -176,3 +176,16 @@ extension Array where Element == JSONValue {
     /// The stages emitted for one tracking id, in order.
     func stages(of trackingId: String) -> [String] { filter { $0.trackingId == trackingId }.compactMap(\.stage) }
 }
+
+/// A millisecond clock a test sets by hand.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int64
+
+    init(_ start: Int64) { value = start }
+
+    var now: Int64 {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}

@@ -73,6 +73,9 @@ enum ConfigKeys {
         ConfigKey(name: "httpTimeoutMs", runtime: true) { value in
             try integer(value, key: "httpTimeoutMs", range: 100...600_000)
         },
+        ConfigKey(name: "answerConfirmTimeoutMs", runtime: true) { value in
+            try integer(value, key: "answerConfirmTimeoutMs", range: 100...3_600_000)
+        },
         ConfigKey(name: "caFile", runtime: true) { value in try nonEmptyString(value, key: "caFile") },
         ConfigKey(name: "insecureTLS", runtime: true) { value in try boolean(value, key: "insecureTLS") },
         ConfigKey(name: "protocol", runtime: true) { value in try oneOf(value, key: "protocol", ["v4", "v2"]) },

@@ -54,10 +54,15 @@ actor ConfigStore {
     /// The effective configuration, every key (unset ones as null).
     func effective() -> JSONValue { .object(layers.effective) }
 
-    /// Applies a `config.set` patch; returns the new effective configuration.
+    /// Applies a `config.set` patch; returns the new effective configuration. When the store
+    /// cannot keep it (a full or read-only state directory), it is in force until the daemon stops.
     func set(_ patch: [String: JSONValue]) async throws -> JSONValue {
         let runtime = try layers.patchedRuntime(patch)
-        try await store.setSetting(Self.runtimeSettingKey, .object(runtime))
+        do {
+            try await store.setSetting(Self.runtimeSettingKey, .object(runtime))
+        } catch {
+            log.warning("The runtime configuration is in force but not kept across a restart: cannot store it (\(error))")
+        }
         var updated = layers
         updated.runtime = runtime
         await apply(updated, reason: "config.set")

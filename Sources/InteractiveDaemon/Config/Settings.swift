@@ -14,6 +14,8 @@ public struct Settings: Sendable, Equatable {
     public var apiURL: String?
     public var leaderboardURL: String?
     public var httpTimeoutMs: Int
+    /// How long a bet confirmation (`answer.confirm`) waits for the viewer before it is declined.
+    public var answerConfirmTimeoutMs: Int
     public var caFile: String?
     public var insecureTLS: Bool
     /// `v4` (Engine.IO 4, Socket.IO 5) or `v2` (Engine.IO 3, Socket.IO 4).
@@ -37,6 +39,7 @@ public struct Settings: Sendable, Equatable {
         apiURL = effective["apiUrl"]?.stringValue
         leaderboardURL = effective["leaderboardUrl"]?.stringValue
         httpTimeoutMs = effective["httpTimeoutMs"]?.intValue ?? 10000
+        answerConfirmTimeoutMs = effective["answerConfirmTimeoutMs"]?.intValue ?? 60000
         caFile = effective["caFile"]?.stringValue
         insecureTLS = effective["insecureTLS"]?.boolValue ?? false
         protocolVersion = effective["protocol"]?.stringValue ?? "v4"

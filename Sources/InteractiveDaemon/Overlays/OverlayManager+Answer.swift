@@ -13,10 +13,23 @@ extension OverlayManager {
     /// `answer.confirm`: the viewer accepted or declined the bet deduction.
     func confirm(_ overlayId: String, accept: Bool) throws(RPCError) {
         _ = try indexOf(overlayId)
-        guard let waiting = confirmations.removeValue(forKey: overlayId) else {
-            throw RPCError.invalidParams("no bet confirmation is pending for \(overlayId)")
+        switch confirmations.reply(overlayId, accept: accept) {
+        case .notPending: throw RPCError.invalidParams("no bet confirmation is pending for \(overlayId)")
+        case .resume(let waiter): waiter.resume(returning: accept ? .accepted : .declined)
+        case .kept: break
         }
-        waiting.resume(returning: accept)
+    }
+
+    /// Bet confirmations not answered in time are declined.
+    func expireConfirmations() {
+        for (_, waiter) in confirmations.expire(now: Timestamp.nowMs()) { waiter.resume(returning: .timedOut) }
+    }
+
+    /// What one attempt came to.
+    private enum Outcome {
+        case success(JSONValue)
+        /// `reason` as in `answer.result`; `detail` says more (a bet confirmation that timed out).
+        case failure(String, detail: String? = nil)
     }
 
     private func runAnswer(overlayId: String, answer: JSONValue) async {
@@ -24,24 +37,40 @@ extension OverlayManager {
         let overlay = record.overlay
         let timelineId = overlay.timelineId
         if answered.contains(timelineId) || answering.contains(timelineId) {
-            return await publishResult(overlayId, timelineId, failure: "already_answered")
+            return await publishResult(overlayId, timelineId, .failure("already_answered"))
         }
         guard context.session.isLoggedIn, let userId = context.session.userId else {
             await bus.publish(EventType.loginRequired, ["overlayId": .string(overlayId), "reason": "answer"])
-            return await publishResult(overlayId, timelineId, failure: "login_required")
+            return await publishResult(overlayId, timelineId, .failure("login_required"))
         }
         if overlay.requireFanclub && !context.fanclub {
             await bus.publish(EventType.fanclubRequired, ["overlayId": .string(overlayId), "mediaId": .string(context.mediaId)])
-            return await publishResult(overlayId, timelineId, failure: "fanclub_required")
+            return await publishResult(overlayId, timelineId, .failure("fanclub_required"))
         }
         answering.insert(timelineId)
-        defer { answering.remove(timelineId) }
+        let outcome = await submit(record, context: context, userId: userId, answer: answer)
+        // Settled before anyone hears of it: a retry right after the result is a new attempt.
+        answering.remove(timelineId)
+        await publishResult(overlayId, timelineId, outcome)
+        guard case .success(let data) = outcome else { return }
+        if overlay.requireBet || overlay.requireVip {
+            await post(overlayId, key: "UPDATE_CONFIRM", data: ["timelineId": .string(timelineId), "success": true])
+        }
+        if overlay.kind == .lucky, let number = data["number"], !number.isNull {
+            await post(overlayId, key: "UPDATE_NUMBER_LUCKY", data: ["number": number])
+        }
+    }
+
+    /// VIP and bet checks, the bet confirmation, then `POST /api/actions`.
+    private func submit(_ record: OnScreenOverlay, context: RoomContext, userId: String, answer: JSONValue) async -> Outcome {
+        let overlay = record.overlay
+        let timelineId = overlay.timelineId
         let api: BackendAPI
         do {
             api = try BackendAPI(settings: context.settings, token: context.session.token)
         } catch {
             log.error("Cannot answer: \(error.message)", fields(overlay))
-            return await publishResult(overlayId, timelineId, failure: "network_error")
+            return .failure("network_error")
         }
 
         if overlay.requireVip || overlay.requireBet {
@@ -50,17 +79,21 @@ extension OverlayManager {
                 status = try await api.vipStatus(mediaId: context.mediaId)
             } catch {
                 log.warning("VIP status unavailable: \(error)", fields(overlay))
-                return await publishResult(overlayId, timelineId, failure: error.answerFailure.reason)
+                return .failure(error.answerFailure.reason)
             }
-            if overlay.requireVip && !status.vip { return await publishResult(overlayId, timelineId, failure: "vip_required") }
+            if overlay.requireVip && !status.vip { return .failure("vip_required") }
             if overlay.requireBet {
-                guard status.bet else { return await publishResult(overlayId, timelineId, failure: "bet_not_allowed") }
-                await bus.publish(EventType.answerConfirm, [
-                    "overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": "bet",
-                    "amount": .number(overlay.betAmount), "vip": .bool(status.vip), "bet": .bool(status.bet),
-                ])
-                let accepted = await withCheckedContinuation { confirmations[overlayId] = $0 }
-                guard accepted else { return await publishResult(overlayId, timelineId, failure: "bet_declined") }
+                guard status.bet else { return .failure("bet_not_allowed") }
+                switch await confirmBet(record, amount: overlay.betAmount, vip: status.vip, bet: status.bet,
+                                        timeoutMs: context.settings.answerConfirmTimeoutMs) {
+                case .accepted: break
+                case .timedOut:
+                    log.info("Bet confirmation not answered within \(context.settings.answerConfirmTimeoutMs) ms; declined",
+                             fields(overlay))
+                    return .failure("bet_declined", detail: "timeout")
+                case .declined, .overlayGone:
+                    return .failure("bet_declined")
+                }
             }
         }
 
@@ -81,23 +114,48 @@ extension OverlayManager {
                 log.error("Cannot keep the answered timeline in the store: \(error)", fields(overlay))
             }
             if let trackingId { tracker?.record(.answerSucceeded(trackingId: trackingId, at: Timestamp.nowMs())) }
-            await publishResult(overlayId, timelineId, data: data)
-            if overlay.requireBet || overlay.requireVip {
-                await post(overlayId, key: "UPDATE_CONFIRM", data: ["timelineId": .string(timelineId), "success": true])
-            }
-            if overlay.kind == .lucky, let number = data["number"], !number.isNull {
-                await post(overlayId, key: "UPDATE_NUMBER_LUCKY", data: ["number": number])
-            }
+            return .success(data)
         case .failure(let reason, let step):
             log.warning("Answer refused: \(reason)", fields(overlay))
             if let trackingId { tracker?.record(.answerFailed(trackingId: trackingId, reason: reason, step: step, at: Timestamp.nowMs())) }
-            await publishResult(overlayId, timelineId, failure: reason)
+            return .failure(reason)
         }
     }
 
-    private func publishResult(_ overlayId: String, _ timelineId: String, failure reason: String) async {
-        await bus.publish(EventType.answerResult, ["overlayId": .string(overlayId), "timelineId": .string(timelineId),
-                                                   "status": "failure", "reason": .string(reason)])
+    /// Asks the viewer to confirm the bet (`answer.confirm`) and waits, at most `timeoutMs`. The
+    /// confirmation is registered before the players hear of it, so a reply that comes back at
+    /// once is taken.
+    private func confirmBet(_ record: OnScreenOverlay, amount: Double, vip: Bool, bet: Bool, timeoutMs: Int) async -> BetDecision {
+        let overlayId = record.overlayId
+        let replaced = confirmations.ask(overlayId, deadline: Timestamp.nowMs() + Int64(timeoutMs))
+        replaced?.resume(returning: .declined)
+        // One sleeping task per confirmation asked (rare: a bet overlay answered), so that nobody
+        // waits forever for a viewer who walked away.
+        Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(timeoutMs))
+            await self?.expireConfirmations()
+        }
+        await bus.publish(EventType.answerConfirm, [
+            "overlayId": .string(overlayId), "timelineId": .string(record.timelineId), "kind": "bet",
+            "amount": .number(amount), "vip": .bool(vip), "bet": .bool(bet), "timeoutMs": .number(Double(timeoutMs)),
+        ])
+        return await withCheckedContinuation { waiter in
+            if let known = confirmations.wait(overlayId, waiter) { waiter.resume(returning: known) }
+        }
+    }
+
+    private func publishResult(_ overlayId: String, _ timelineId: String, _ outcome: Outcome) async {
+        switch outcome {
+        case .success(let data): await publishResult(overlayId, timelineId, data: data)
+        case .failure(let reason, let detail): await publishResult(overlayId, timelineId, failure: reason, detail: detail)
+        }
+    }
+
+    private func publishResult(_ overlayId: String, _ timelineId: String, failure reason: String, detail: String?) async {
+        var data: [String: JSONValue] = ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "status": "failure",
+                                         "reason": .string(reason)]
+        if let detail { data["detail"] = .string(detail) }
+        await bus.publish(EventType.answerResult, .object(data))
     }
 
     private func publishResult(_ overlayId: String, _ timelineId: String, data: JSONValue) async {

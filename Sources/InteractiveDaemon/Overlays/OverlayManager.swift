@@ -27,8 +27,8 @@ actor OverlayManager {
     var answered: Set<String> = []
     /// Timelines with an answer in flight.
     var answering: Set<String> = []
-    /// Bet confirmations waiting for `answer.confirm`, by overlay id.
-    var confirmations: [String: CheckedContinuation<Bool, Never>] = [:]
+    /// Bet confirmations asked of the viewer (`answer.confirm`), by overlay id.
+    var confirmations = BetConfirmations<CheckedContinuation<BetDecision, Never>>()
     /// When each overlay on screen expires (its duration and 5 s).
     private var expiries = DeadlineSchedule<String>()
     private var nextOverlayNumber = 1
@@ -66,60 +66,54 @@ actor OverlayManager {
 
     // MARK: Showing
 
-    /// An overlay from the backend (or the VOD clock): shown, or kept off screen with a reason.
-    /// In live mode its tracking session starts here (`received`). Returns the overlay id when shown.
+    /// An overlay from the backend (or the VOD clock) that arrived in `room`: shown, or kept off
+    /// screen with a reason. In live mode its tracking session starts here (`received`). Returns
+    /// the overlay id when shown.
     @discardableResult
-    func offer(_ overlay: IncomingOverlay, receivedAt: Int64) async -> String? {
-        trackArrival(overlay, receivedAt: receivedAt)
-        let trackingId = trackingId(of: overlay)
-        let os = context?.settings.os
-        let reason: String?
-        if overlay.location == nil || !overlay.hasLoadableURL {
-            reason = "invalid_overlay_state"
-        } else if !overlay.isTargeted(os: os) {
-            reason = "not_targeted"
-        } else if answered.contains(overlay.timelineId) {
-            reason = "already_interacted"
-        } else if screen.contains(where: { $0.timelineId == overlay.timelineId }) {
-            reason = "already_on_screen"
-        } else {
-            reason = nil
-        }
-        if let reason {
-            log.info("Overlay kept off screen: \(reason)", fields(overlay))
-            // A repeated emit of an overlay on screen (same tracking id) is that overlay's own
-            // session, not a new one: it must not be cancelled.
-            if let trackingId, !screen.contains(where: { $0.trackingId == trackingId }) {
-                tracker?.record(.keptOffScreen(trackingId: trackingId, reason: reason))
-            }
-            return nil
-        }
-        return await show(overlay)
+    func offer(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) async -> String? {
+        guard admit(overlay, receivedAt: receivedAt, room: room, onScreen: Set(screen.map(\.timelineId))) else { return nil }
+        return await show(overlay, room: room)
     }
 
-    /// Starts the tracking session of an overlay that arrived (live mode): stage `received`.
-    func trackArrival(_ overlay: IncomingOverlay, receivedAt: Int64) {
-        guard let trackingId = trackingId(of: overlay) else { return }
-        tracker?.record(.received(trackingId: trackingId, timelineId: overlay.timelineId, overlayType: overlay.kind.rawValue,
-                                  emitTimestamp: overlay.emitTimestamp, receivedAt: receivedAt))
+    /// Starts the tracking session of an overlay that arrived in `room` (live mode: stage
+    /// `received`) and decides whether it may be shown (`OverlayAdmission`); when not, the
+    /// session is closed with the reason. `onScreen` as `OverlayAdmission` takes it.
+    func admit(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey, onScreen: Set<String>?) -> Bool {
+        let trackingId = trackingId(of: overlay, in: room)
+        if let trackingId {
+            tracker?.record(.received(trackingId: trackingId, timelineId: overlay.timelineId, overlayType: overlay.kind.rawValue,
+                                      emitTimestamp: overlay.emitTimestamp, durationSec: overlay.durationSec,
+                                      receivedAt: receivedAt))
+        }
+        guard let reason = OverlayAdmission.refusal(overlay, arrivedIn: room, current: context?.key, os: context?.settings.os,
+                                                    answered: answered, onScreen: onScreen) else { return true }
+        log.info("Overlay kept off screen: \(reason)", fields(overlay).merging(["INTERACTIVE_MEDIA_ID": room.mediaId]) { $1 })
+        // A repeated emit of an overlay on screen (same tracking id) is that overlay's own
+        // session, not a new one: it must not be cancelled.
+        if let trackingId, !screen.contains(where: { $0.trackingId == trackingId }) {
+            tracker?.record(.keptOffScreen(trackingId: trackingId, reason: reason))
+        }
+        return false
     }
 
     /// Shows a predict or lucky dialog the viewer opened (its render tracking starts now).
     /// Returns the dialog's overlay id, or the one already on screen for the timeline.
-    func showDialog(_ overlay: IncomingOverlay) async -> String? {
+    func showDialog(_ overlay: IncomingOverlay, room: RoomKey) async -> String? {
         if let open = screen.first(where: { $0.timelineId == overlay.timelineId }) { return open.overlayId }
-        return await show(overlay)
+        return await show(overlay, room: room)
     }
 
-    /// Ends the tracking session of an overlay that will not be shown (a predict never opened).
-    func cancelTracking(_ overlay: IncomingOverlay, reason: HideReason) {
-        guard let trackingId = trackingId(of: overlay) else { return }
+    /// Ends the tracking session of an overlay that arrived in `room` and will not be shown (a
+    /// predict never opened).
+    func cancelTracking(_ overlay: IncomingOverlay, room: RoomKey, reason: HideReason) {
+        guard let trackingId = trackingId(of: overlay, in: room) else { return }
         tracker?.record(.cancelled(trackingId: trackingId, reason: reason.rawValue))
     }
 
-    private func show(_ overlay: IncomingOverlay) async -> String? {
-        guard let context, let url = overlay.templateURL(loggedIn: context.session.isLoggedIn, tenant: context.settings.tenant,
-                                                         fanclub: context.fanclub) else { return nil }
+    private func show(_ overlay: IncomingOverlay, room: RoomKey) async -> String? {
+        guard let context, context.key == room,
+              let url = overlay.templateURL(loggedIn: context.session.isLoggedIn, tenant: context.settings.tenant,
+                                            fanclub: context.fanclub) else { return nil }
         let slot = overlay.kind == .minigame ? "minigame" : "dialog"
         // The players learn of the replacement first; logs and tracking of the replaced overlay
         // follow the new one's overlay.show, off the display path.
@@ -127,10 +121,18 @@ actor OverlayManager {
         for old in screen where old.slot == slot {
             if let record = await takeOff(old.overlayId, reason: .replaced) { replaced.append(record) }
         }
+        // The room may have been left while the replaced overlays were taken off.
+        guard self.context?.key == room else {
+            for old in replaced { hidden(old, reason: .replaced) }
+            if let trackingId = trackingId(of: overlay, in: room) {
+                tracker?.record(.keptOffScreen(trackingId: trackingId, reason: HideReason.removeAll.rawValue))
+            }
+            return nil
+        }
         let overlayId = "ov-\(idPrefix)-\(nextOverlayNumber)"
         nextOverlayNumber += 1
         let record = OnScreenOverlay(overlayId: overlayId, overlay: overlay, url: url, shownAt: Timestamp.nowMs(),
-                                     trackingId: trackingId(of: overlay))
+                                     trackingId: trackingId(of: overlay, in: room))
         screen.append(record)
         await bus.publish(EventType.overlayShow, record.showEvent, section: "overlays", status: screenStatus)
         for old in replaced { hidden(old, reason: .replaced) }
@@ -171,10 +173,11 @@ actor OverlayManager {
         guard let index = screen.firstIndex(where: { $0.overlayId == overlayId }) else { return nil }
         let record = screen.remove(at: index)
         expiries.remove(overlayId)
-        confirmations.removeValue(forKey: overlayId)?.resume(returning: false)
+        if case .resume(let waiter) = confirmations.overlayGone(overlayId) { waiter.resume(returning: .overlayGone) }
         await bus.publish(EventType.overlayHide, ["overlayId": .string(overlayId), "timelineId": .string(record.timelineId),
                                                   "reason": .string(reason.rawValue)], section: "overlays", status: screenStatus)
-        if record.revealed { await bus.publish(EventType.playerControls, ["visible": true]) }
+        // The controls come back when the last revealed overlay leaves.
+        if record.revealed && !controlsHidden { await bus.publish(EventType.playerControls, ["visible": true]) }
         return record
     }
 
@@ -189,8 +192,11 @@ actor OverlayManager {
         for record in screen where record.timelineId == timelineId { await hide(record.overlayId, reason: .recalled) }
     }
 
-    /// Hides everything (leaving or changing rooms).
+    /// Hides everything (leaving or changing rooms). The room's context ends with it, so that an
+    /// overlay of this room still on its way is not shown in the next one.
     func removeAll() async {
+        context = nil
+        answered = []
         for record in screen { await hide(record.overlayId, reason: .removeAll) }
     }
 
@@ -247,9 +253,10 @@ actor OverlayManager {
         switch message.kind {
         case .show?, .open?:
             if !screen[index].revealed {
+                let controlsWereHidden = controlsHidden
                 screen[index].revealed = true
                 await bus.publish(EventType.overlayReveal, ["overlayId": .string(overlayId)], section: "overlays", status: screenStatus)
-                await bus.publish(EventType.playerControls, ["visible": false])
+                if !controlsWereHidden { await bus.publish(EventType.playerControls, ["visible": false]) }
             }
         case .hide?, .close?:
             await hide(overlayId, reason: .interactiveHide)
@@ -281,12 +288,15 @@ actor OverlayManager {
         if screen[index].owner == nil, let connection { screen[index].owner = connection }
     }
 
-    /// The tracking id of an overlay: live mode only (VOD has no tracking).
-    func trackingId(of overlay: IncomingOverlay) -> String? {
-        context?.mode == .live ? overlay.trackingId : nil
+    /// The tracking id of an overlay that arrived in `room`: live mode only (VOD has no tracking).
+    func trackingId(of overlay: IncomingOverlay, in room: RoomKey) -> String? {
+        room.mode == .live ? overlay.trackingId : nil
     }
 
     var screenStatus: JSONValue { .array(screen.map(\.status)) }
+
+    /// The player's controls are hidden while any overlay on screen is revealed.
+    var controlsHidden: Bool { screen.contains(where: \.revealed) }
 
     func fields(_ overlay: IncomingOverlay) -> [String: String] {
         var fields = ["INTERACTIVE_TIMELINE_ID": overlay.timelineId]

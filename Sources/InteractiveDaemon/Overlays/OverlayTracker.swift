@@ -1,7 +1,9 @@
 /// What the overlay pipeline reports about an overlay's life (emit-ack tracking, live mode only).
 /// Every event names the overlay by its `_trackingId`; unknown or finished ids are ignored.
 enum TrackingEvent: Sendable {
-    case received(trackingId: String, timelineId: String, overlayType: String, emitTimestamp: Int64?, receivedAt: Int64)
+    /// `durationSec`: the overlay's `duration` (0: none), reported with `rendered`.
+    case received(trackingId: String, timelineId: String, overlayType: String, emitTimestamp: Int64?, durationSec: Int = 0,
+                  receivedAt: Int64)
     case keptOffScreen(trackingId: String, reason: String)
     case shown(trackingId: String)
     case attached(trackingId: String, at: Int64)

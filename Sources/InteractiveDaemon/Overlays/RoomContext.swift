@@ -14,3 +14,13 @@ struct RoomContext: Sendable, Equatable {
     /// The Socket.IO socket id while connected (live).
     var socketId: String?
 }
+
+/// Which room an overlay belongs to: the one it arrived in.
+struct RoomKey: Sendable, Equatable {
+    var mediaId: String
+    var mode: RoomMode
+}
+
+extension RoomContext {
+    var key: RoomKey { RoomKey(mediaId: mediaId, mode: mode) }
+}

@@ -17,8 +17,9 @@ actor PredictManager {
     private let overlays: OverlayManager
     private let log: Logger
     private var tenant: String?
-    /// The predict/lucky overlays received, by timeline.
+    /// The predict/lucky overlays received, by timeline, and the room they arrived in.
     private var timelines: [String: IncomingOverlay] = [:]
+    private var room: RoomKey?
     private var buttons: [String: PredictButton] = [:]
     private var fades: [String: Task<Void, Never>] = [:]
 
@@ -34,11 +35,18 @@ actor PredictManager {
 
     private var showsButtons: Bool { !(tenant.map(Self.tenantsWithoutButtons.contains) ?? false) }
 
-    /// A predict or lucky overlay arrived: tracked (`received`) now, shown when the viewer opens it.
-    func offer(_ overlay: IncomingOverlay, receivedAt: Int64) async {
-        await overlays.trackArrival(overlay, receivedAt: receivedAt)
+    /// A predict or lucky overlay arrived in `room`: tracked (`received`) now and, unless it is
+    /// kept off screen like any overlay (not targeted, answered, of a room left meanwhile),
+    /// shown as a button and as a dialog when the viewer opens it.
+    func offer(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) async {
+        guard await overlays.admit(overlay, receivedAt: receivedAt, room: room, onScreen: nil) else { return }
+        if self.room != room {
+            // The first timeline of a room (removeAll emptied those of the previous one).
+            timelines = [:]
+            self.room = room
+        }
         if let previous = timelines[overlay.timelineId], previous.trackingId != overlay.trackingId {
-            await overlays.cancelTracking(previous, reason: .replaced)
+            await overlays.cancelTracking(previous, room: room, reason: .replaced)
         }
         timelines[overlay.timelineId] = overlay
         var button = buttons[overlay.timelineId] ?? PredictButton(
@@ -83,10 +91,10 @@ actor PredictManager {
 
     /// `predict.open`: shows the timeline's dialog and posts its cached result, if any.
     func open(timelineId: String) async throws(RPCError) -> JSONValue {
-        guard let overlay = timelines[timelineId] else {
+        guard let overlay = timelines[timelineId], let room else {
             throw RPCError.invalidParams("no predict or lucky timeline \(timelineId) in this room")
         }
-        guard let overlayId = await overlays.showDialog(overlay) else {
+        guard let overlayId = await overlays.showDialog(overlay, room: room) else {
             throw RPCError.daemon(.noRoom, "no room is joined")
         }
         if let cached = try? await store.predictResult(timeline: timelineId) {
@@ -101,8 +109,8 @@ actor PredictManager {
 
     /// `recall-overlay` of a predict/lucky timeline: its button goes away.
     func recall(timelineId: String) async {
-        guard let overlay = timelines.removeValue(forKey: timelineId) else { return }
-        await overlays.cancelTracking(overlay, reason: .recalled)
+        guard let overlay = timelines.removeValue(forKey: timelineId), let room else { return }
+        await overlays.cancelTracking(overlay, room: room, reason: .recalled)
         await overlays.recall(timelineId: timelineId)
         if var button = buttons[timelineId] {
             button.visible = false
@@ -112,8 +120,11 @@ actor PredictManager {
 
     /// Leaving the room: every button is hidden and unopened timelines stop being tracked.
     func removeAll() async {
-        for overlay in timelines.values { await overlays.cancelTracking(overlay, reason: .removeAll) }
+        if let room {
+            for overlay in timelines.values { await overlays.cancelTracking(overlay, room: room, reason: .removeAll) }
+        }
         timelines = [:]
+        room = nil
         for (timelineId, var button) in buttons where button.visible {
             button.visible = false
             fades.removeValue(forKey: timelineId)?.cancel()

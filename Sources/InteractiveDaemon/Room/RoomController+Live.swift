@@ -227,7 +227,7 @@ extension RoomController {
         guard let room, room.mode == .live, room.isActive, let payload = event.args.first else { return }
         switch event.name {
         case "overlay", "ex-overlay":
-            await overlayArrived(payload, receivedAt: Timestamp.nowMs())
+            await overlayArrived(payload, receivedAt: Timestamp.nowMs(), room: room)
         case "update-result":
             guard let timelineId = payload["timelineId"]?.idString else { return }
             await overlays.post(timelineId: timelineId, key: "UPDATE_DATA_INTERACTIVE", data: payload["data"] ?? .null)
@@ -244,20 +244,21 @@ extension RoomController {
         }
     }
 
-    private func overlayArrived(_ payload: JSONValue, receivedAt: Int64) async {
+    private func overlayArrived(_ payload: JSONValue, receivedAt: Int64, room: Room) async {
         guard let overlay = IncomingOverlay(payload: payload) else {
-            log.warning("Ignoring an overlay without timelineId", ["INTERACTIVE_MEDIA_ID": room?.mediaId ?? ""])
+            log.warning("Ignoring an overlay without timelineId", ["INTERACTIVE_MEDIA_ID": room.mediaId])
             return
         }
-        if overlay.traceLock, let trackingId = overlay.trackingId, let socket, let room {
+        if overlay.traceLock, let socket {
+            // Sent with or without a tracking id: the lock is the timeline's, not tracking's.
             try? await socket.emit("receive-message", [[
-                "trackingId": .string(trackingId), "timelineId": .string(overlay.timelineId), "mediaId": .string(room.mediaId),
-                "socketId": JSONValue(socketId), "receivedAt": .number(Double(receivedAt)),
+                "trackingId": JSONValue(overlay.trackingId), "timelineId": .string(overlay.timelineId),
+                "mediaId": .string(room.mediaId), "socketId": JSONValue(socketId), "receivedAt": .number(Double(receivedAt)),
             ]])
         }
-        // Bounded by the REST timeout.
+        // Bounded by the REST timeout. The room may change meanwhile: the overlay stays this room's.
         await interactiveStatusLoad?.value
-        await route(overlay, receivedAt: receivedAt)
+        await route(overlay, receivedAt: receivedAt, room: RoomKey(mediaId: room.mediaId, mode: .live))
     }
 
     // MARK: Player

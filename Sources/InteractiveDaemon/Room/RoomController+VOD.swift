@@ -70,7 +70,7 @@ extension RoomController {
         let firing = playback.clock.report(seconds)
         vod = playback
         for index in firing {
-            await route(playback.overlays[index], receivedAt: Timestamp.nowMs())
+            await route(playback.overlays[index], receivedAt: Timestamp.nowMs(), room: RoomKey(mediaId: room.mediaId, mode: .vod))
         }
     }
 }

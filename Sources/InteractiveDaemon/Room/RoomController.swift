@@ -75,17 +75,40 @@ actor RoomController {
     }
 
     private func sessionChanged() async {
-        await bus.publish(EventType.sessionState, session.publicState, section: "session", status: session.publicState)
-        await overlays.setContext(roomContext)
+        await keepSession()
+        await publishSession()
         if let room, room.mode == .live, room.state != .left {
             await reconnectLive(reason: "new login")
         }
+    }
+
+    /// The session kept from the previous run (RoomController+Recovery.swift), before any room.
+    func restore(session restored: ViewerSession) async {
+        session = restored
+        log.info("Viewer session restored", restored.userId.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
+        await publishSession()
+    }
+
+    /// Tells the players and the overlays who is watching.
+    func publishSession() async {
+        await bus.publish(EventType.sessionState, session.publicState, section: "session", status: session.publicState)
+        await overlays.setContext(roomContext)
     }
 
     // MARK: Room
 
     /// `room.join`. Live: waits up to `timeoutMs` for the server room; VOD: until the scenario loaded.
     func join(mediaId: String, mode: RoomMode, fanclub: Bool, timeoutMs: Int) async throws(RPCError) -> JSONValue {
+        try await enter(mediaId: mediaId, mode: mode, fanclub: fanclub)
+        await waitForRoom(timeoutMs: mode == .live ? timeoutMs : nil)
+        guard let room, room.mediaId == mediaId else { return ["state": "left"] }
+        if room.state == .error, let error = room.error { throw error }
+        return ["state": .string(room.state.rawValue), "mediaId": .string(mediaId), "mode": .string(mode.rawValue)]
+    }
+
+    /// Enters the room (Room rules): leaves another one first, or takes a changed `fanclub` in
+    /// place; returns without waiting for the room to be joined. The room is kept for a restart.
+    func enter(mediaId: String, mode: RoomMode, fanclub: Bool) async throws(RPCError) {
         let missing = mode == .live ? settings.missingForLive : settings.missingForVOD
         guard missing.isEmpty else {
             throw RPCError.daemon(.notConfigured, "\(mode.rawValue) mode needs configuration: \(missing.joined(separator: ", "))",
@@ -95,27 +118,26 @@ actor RoomController {
             if current.fanclub != fanclub {
                 current.fanclub = fanclub
                 await setRoom(current)
+                await keepRoom()
             }
         } else {
             if let current = room, current.isActive { await leaveRoom(current, nextMode: mode) }
             let fresh = Room(mediaId: mediaId, mode: mode, fanclub: fanclub, state: .joining, error: nil)
             await setRoom(fresh)
             log.info("Joining room", ["INTERACTIVE_MEDIA_ID": mediaId, "INTERACTIVE_MODE": mode.rawValue])
+            await keepRoom()
             switch mode {
             case .live: await startLive()
             case .vod: await startVOD()
             }
         }
-        await waitForRoom(timeoutMs: mode == .live ? timeoutMs : nil)
-        guard let room, room.mediaId == mediaId else { return ["state": "left"] }
-        if room.state == .error, let error = room.error { throw error }
-        return ["state": .string(room.state.rawValue), "mediaId": .string(mediaId), "mode": .string(mode.rawValue)]
     }
 
     /// `room.leave`: leaves and hides every overlay.
     func leave() async throws(RPCError) -> JSONValue {
         guard let current = room, current.isActive else { throw RPCError.daemon(.noRoom, "no room is joined") }
         await leaveRoom(current, nextMode: nil)
+        await keepRoom()
         return ["state": "left", "mediaId": .string(current.mediaId)]
     }
 
@@ -220,11 +242,12 @@ actor RoomController {
         return try await predict.open(timelineId: timelineId)
     }
 
-    /// Routes an overlay by kind: minigames to the screen, predict and lucky to their buttons.
-    func route(_ overlay: IncomingOverlay, receivedAt: Int64) async {
+    /// Routes an overlay that arrived in `room` by kind: minigames to the screen, predict and
+    /// lucky to their buttons.
+    func route(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) async {
         switch overlay.kind {
-        case .minigame: await overlays.offer(overlay, receivedAt: receivedAt)
-        case .predict, .lucky: await predict.offer(overlay, receivedAt: receivedAt)
+        case .minigame: await overlays.offer(overlay, receivedAt: receivedAt, room: room)
+        case .predict, .lucky: await predict.offer(overlay, receivedAt: receivedAt, room: room)
         }
     }
 

@@ -20,7 +20,8 @@ final class SQLiteDatabase {
 
     init(path: String) throws(SQLiteError) {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        // URI file names: a read-only store is attached as `file:…?immutable=1` (`readOnlyURI`).
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -83,6 +84,19 @@ final class SQLiteDatabase {
         guard code == SQLITE_OK, let statement else { throw SQLiteError(code: code, message: lastMessage) }
         statements[sql] = statement
         return statement
+    }
+
+    /// A URI that opens the database at `path` read-only, without locks or a journal (its
+    /// directory may be read-only).
+    static func readOnlyURI(_ path: String) -> String {
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%", "?", "#": escaped += "%" + String(character.value, radix: 16, uppercase: true)
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return "file:\(escaped)?mode=ro&immutable=1"
     }
 
     private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }

@@ -8,9 +8,11 @@ extension Store {
         return Set(rows.compactMap { $0.first ?? nil })
     }
 
-    func markAnswered(viewer: String, media: String, timeline: String) throws {
-        try database.query("INSERT OR IGNORE INTO answered (viewer, media, timeline, at) VALUES (?, ?, ?, ?)",
-                           [.text(viewer), .text(media), .text(timeline), .integer(Timestamp.nowMs())])
+    func markAnswered(viewer: String, media: String, timeline: String) async throws {
+        try await recordingHealth {
+            try database.query("INSERT OR IGNORE INTO answered (viewer, media, timeline, at) VALUES (?, ?, ?, ?)",
+                               [.text(viewer), .text(media), .text(timeline), .integer(Timestamp.nowMs())])
+        }
     }
 
     /// The last `predict-result` of a timeline.
@@ -20,10 +22,12 @@ extension Store {
         return try? JSONValue.parse(text)
     }
 
-    func savePredictResult(timeline: String, _ payload: JSONValue) throws {
-        try database.query("""
+    func savePredictResult(timeline: String, _ payload: JSONValue) async throws {
+        try await recordingHealth {
+            try database.query("""
             INSERT INTO predict_results (timeline, payload, at) VALUES (?, ?, ?)
             ON CONFLICT(timeline) DO UPDATE SET payload = excluded.payload, at = excluded.at
             """, [.text(timeline), .text(payload.jsonText), .integer(Timestamp.nowMs())])
+        }
     }
 }

@@ -17,20 +17,22 @@ extension Store {
     /// Applies `writes` in order in one transaction. When that fails, each write is applied in a
     /// transaction of its own, so a bad write costs only itself. Returns each write's error, nil
     /// when it was stored.
-    func apply(_ writes: [TrackingWrite]) -> [(any Error)?] {
+    func apply(_ writes: [TrackingWrite]) async -> [(any Error)?] {
         do {
-            try inTransaction { for write in writes { try perform(write) } }
+            try await recordingHealth { try inTransaction { for write in writes { try perform(write) } } }
             return Array(repeating: nil, count: writes.count)
         } catch {
             guard writes.count > 1 else { return [error] }
-            return writes.map { write in
+            var failures: [(any Error)?] = []
+            for write in writes {
                 do {
-                    try inTransaction { try perform(write) }
-                    return nil
+                    try await recordingHealth { try inTransaction { try perform(write) } }
+                    failures.append(nil)
                 } catch {
-                    return error
+                    failures.append(error)
                 }
             }
+            return failures
         }
     }
 

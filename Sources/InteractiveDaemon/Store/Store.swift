@@ -1,20 +1,33 @@
-import FoundationEssentials
+import CSQLite
 import JSONValue
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The daemon's persistent state: one SQLite file (WAL) in the state directory.
+/// The daemon's persistent state: one SQLite file (WAL, mode 0600) in the state directory.
 ///
-/// Holds the runtime configuration, the fallback device id, answered timelines per viewer and
-/// media, predict results, pending emit-acks and open tracking sessions. All calls run on the
-/// bookkeeping thread (`BackgroundExecutor`), never on the cooperative pool. A damaged file is moved aside as
-/// `<name>.corrupt-<time>` and a fresh one is started.
+/// Holds the runtime configuration, the fallback device id, the viewer's session and room,
+/// answered timelines per viewer and media, predict results, pending emit-acks and open tracking
+/// sessions. All calls run on the bookkeeping thread (`BackgroundExecutor`), never on the
+/// cooperative pool.
+///
+/// A store that cannot be used as it is (damaged, a damaged write-ahead log, another program's
+/// schema, unreadable, not a regular file) is moved aside as `<name>.corrupt-<time>` and a fresh
+/// one is started. A read-only state directory, or one where even a fresh store cannot be made,
+/// leaves the store in memory. Either way the daemon runs, and `health` says what happened.
 actor Store {
     nonisolated var unownedExecutor: UnownedSerialExecutor { BackgroundExecutor.bookkeeping.asUnownedSerialExecutor() }
 
     nonisolated let path: String
-    /// Where a damaged store was moved at start, if it was.
+    /// Where a store that could not be used was moved at start, if it was.
     nonisolated let corruptMovedTo: String?
     /// The connection; extensions in other files add the queries of their own tables.
     let database: SQLiteDatabase
+    private(set) var health: StoreHealth
+    private var healthObserver: (@Sendable (StoreHealth) async -> Void)?
+
+    /// `PRAGMA application_id` of the daemon's stores ("ITVD").
+    private static let applicationID: Int64 = 0x4954_5644
 
     private static let schema = """
         CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -26,44 +39,214 @@ actor Store {
         CREATE TABLE IF NOT EXISTS tracking_sessions (tracking_id TEXT PRIMARY KEY, state TEXT NOT NULL, updated INTEGER NOT NULL);
         """
 
-    /// Opens (or creates) `interactived.sqlite` in `directory`, creating the directory.
-    init(directory: String, log: Logger) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o750])
+    /// The columns of each table of `schema`, to recognise a store of another schema.
+    private static let columns: [String: [String]] = [
+        "settings": ["key", "value"],
+        "answered": ["viewer", "media", "timeline", "at"],
+        "predict_results": ["timeline", "payload", "at"],
+        "pending_acks": ["tracking_id", "stage", "payload", "created"],
+        "tracking_sessions": ["tracking_id", "state", "updated"],
+    ]
+
+    /// Opens (or creates) `interactived.sqlite` in `directory`, creating the directory. Throws
+    /// only when the directory itself cannot be had (it is a file, or cannot be created).
+    init(directory: String, log: Logger) throws(StoreError) {
+        try StateDirectory.prepare(directory)
         let path = directory + "/interactived.sqlite"
-        let opened = try Store.openOrReplace(path, log: log)
+        let opened = try Store.openOrReplace(path, directoryWritable: StateDirectory.isWritable(directory), log: log)
         self.path = path
         database = opened.database
-        corruptMovedTo = opened.movedTo
+        corruptMovedTo = opened.movedAside
+        health = StoreHealth(path: path, persistent: opened.persistent, movedAside: opened.movedAside,
+                             problem: opened.problem, lastError: opened.error)
     }
 
-    /// Opens the file; a damaged one is moved aside and a fresh one opened.
-    private static func openOrReplace(_ path: String, log: Logger) throws -> (database: SQLiteDatabase, movedTo: String?) {
-        let failure: SQLiteError
+    /// Calls `observer` after every change of `health` (a write failed, or worked again).
+    func observeHealth(_ observer: @escaping @Sendable (StoreHealth) async -> Void) { healthObserver = observer }
+
+    // MARK: Opening
+
+    private struct Opened {
+        let database: SQLiteDatabase
+        var movedAside: String?
+        var persistent = true
+        var problem: StoreHealth.Problem?
+        var error: String?
+    }
+
+    /// Why a store file cannot be used as it is.
+    private struct Unusable: Error {
+        let reason: String
+    }
+
+    private static func openOrReplace(_ path: String, directoryWritable: Bool, log: Logger) throws(StoreError) -> Opened {
+        guard directoryWritable else {
+            let reason = "the state directory \(StateDirectory.parentPath(of: path)) is not writable (\(StateDirectory.errorText()))"
+            log.error("\(reason); the store runs in memory and nothing is kept across a restart",
+                      ["INTERACTIVE_STORE_PATH": path])
+            return try inMemory(copying: path, problem: .readOnly, error: reason, log: log)
+        }
+        let unusable: Unusable
         do {
-            return (try open(path), nil)
+            return Opened(database: try open(path))
+        } catch let error as Unusable {
+            unusable = error
         } catch {
-            guard error.isCorruption else { throw error }
-            failure = error
+            return try fallBack(path, error: error, log: log)
         }
         let aside = "\(path).corrupt-\(Timestamp.nowMs() / 1000)"
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
+        do {
+            for suffix in ["", "-wal", "-shm"] where StateDirectory.kind(of: path + suffix) != .missing {
+                try StateDirectory.move(path + suffix, to: aside + suffix)
+            }
+        } catch {
+            log.error("The store cannot be used (\(unusable.reason)) and cannot be moved aside: \(error)",
+                      ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
+            return try inMemory(copying: nil, problem: .writeFailed, error: error.description, log: log)
         }
-        log.error("The store was damaged (\(failure)); it was moved to \(aside) and a fresh one started",
+        log.error("The store cannot be used (\(unusable.reason)); it was moved to \(aside) and a fresh one started",
                   ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
-        return (try open(path), aside)
+        do {
+            var opened = Opened(database: try open(path))
+            opened.movedAside = aside
+            return opened
+        } catch {
+            var opened = try fallBack(path, error: error, log: log)
+            opened.movedAside = aside
+            return opened
+        }
     }
 
-    private static func open(_ path: String) throws(SQLiteError) -> SQLiteDatabase {
-        let database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
-        let check = try database.query("PRAGMA quick_check")
-        guard check.first?.first == "ok" else {
-            throw SQLiteError(code: 11, message: check.compactMap { $0.first ?? nil }.joined(separator: "; "))
+    /// A fresh store could not be made either (a full disk, an I/O error): the store runs in memory.
+    private static func fallBack(_ path: String, error: any Error, log: Logger) throws(StoreError) -> Opened {
+        log.error("Cannot open the store (\(error)); it runs in memory and nothing is kept across a restart",
+                  ["INTERACTIVE_STORE_PATH": path])
+        return try inMemory(copying: nil, problem: StoreHealth.problem(of: error) ?? .writeFailed, error: "\(error)", log: log)
+    }
+
+    /// Opens the file and checks it is an intact store of this schema (`Unusable` when not;
+    /// other errors are SQLite's).
+    private static func open(_ path: String) throws -> SQLiteDatabase {
+        switch StateDirectory.kind(of: path) {
+        case .missing, .regularFile: break
+        case .directory: throw Unusable(reason: "\(path) is a directory")
+        case .other(let what): throw Unusable(reason: "\(path) is \(what)")
         }
+        if StateDirectory.kind(of: path) == .regularFile, access(path, R_OK | W_OK) != 0 {
+            throw Unusable(reason: "it cannot be read and written: \(StateDirectory.errorText())")
+        }
+        let wal = path + "-wal"
+        switch StateDirectory.kind(of: wal) {
+        case .missing: break
+        case .regularFile:
+            guard let header = StateDirectory.prefix(of: wal, count: WALHeader.size) else {
+                throw Unusable(reason: "its write-ahead log cannot be read: \(StateDirectory.errorText())")
+            }
+            guard WALHeader.isIntact(header) else { throw Unusable(reason: "its write-ahead log is damaged") }
+        case .directory: throw Unusable(reason: "its write-ahead log is a directory")
+        case .other(let what): throw Unusable(reason: "its write-ahead log is \(what)")
+        }
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(path: path)
+        } catch {
+            guard error.code & 0xFF == SQLITE_CANTOPEN || error.isCorruption else { throw error }
+            throw Unusable(reason: "\(error)")
+        }
+        for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
+        do {
+            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            let check = try database.query("PRAGMA quick_check")
+            guard check.first?.first == "ok" else {
+                throw Unusable(reason: "damaged: " + check.compactMap { $0.first ?? nil }.joined(separator: "; "))
+            }
+        } catch let error as SQLiteError where error.isCorruption {
+            throw Unusable(reason: "\(error)")
+        }
+        if let foreign = try foreignSchema(database, schema: "main") { throw Unusable(reason: foreign) }
         try database.execute(schema)
+        try database.execute("PRAGMA application_id=\(applicationID)")
         return database
+    }
+
+    /// Why the store in `schema` is not one of this daemon's, nil when it is (or is empty).
+    private static func foreignSchema(_ database: SQLiteDatabase, schema: String) throws -> String? {
+        let applicationText = try database.query("PRAGMA \(schema).application_id").first?.first ?? nil
+        let application = applicationText.flatMap { Int64($0) } ?? 0
+        if application != 0 && application != applicationID {
+            return "another program's database (application_id \(application))"
+        }
+        let tables = try database.query("SELECT name FROM \(schema).sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            .compactMap { $0.first ?? nil }
+        for table in tables {
+            guard let expected = columns[table] else { return "another schema (table \(table))" }
+            let found = try database.query("SELECT name FROM pragma_table_info(?, ?)", [.text(table), .text(schema)])
+                .compactMap { $0.first ?? nil }
+            guard found == expected else {
+                return "another schema (table \(table) has columns \(found.joined(separator: ", ")))"
+            }
+        }
+        return nil
+    }
+
+    /// A store in memory, with what a readable store at `path` holds (read without writing).
+    private static func inMemory(copying path: String?, problem: StoreHealth.Problem, error: String,
+                                 log: Logger) throws(StoreError) -> Opened {
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(path: ":memory:")
+            try database.execute(schema)
+        } catch {
+            throw StoreError(description: "cannot create a store in memory either: \(error)")
+        }
+        if let path, StateDirectory.kind(of: path) == .regularFile {
+            do {
+                try copy(from: path, into: database)
+                log.notice("The store's contents were read from \(path) (read-only)", ["INTERACTIVE_STORE_PATH": path])
+            } catch {
+                log.warning("Cannot read the store at \(path): \(error)", ["INTERACTIVE_STORE_PATH": path])
+            }
+        }
+        return Opened(database: database, persistent: false, problem: problem, error: error)
+    }
+
+    /// Copies every table of this schema from the store at `path`, opened read-only (immutable).
+    private static func copy(from path: String, into database: SQLiteDatabase) throws {
+        try database.query("ATTACH DATABASE ? AS previous", [.text(SQLiteDatabase.readOnlyURI(path))])
+        defer { _ = try? database.query("DETACH DATABASE previous") }
+        if let foreign = try foreignSchema(database, schema: "previous") { throw StoreError(description: foreign) }
+        let present = Set(try database.query("SELECT name FROM previous.sqlite_master WHERE type = 'table'").compactMap { $0.first ?? nil })
+        for (table, names) in columns where present.contains(table) {
+            let list = names.joined(separator: ", ")
+            try database.execute("INSERT OR IGNORE INTO main.\(table) (\(list)) SELECT \(list) FROM previous.\(table)")
+        }
+    }
+
+    // MARK: Writes and health
+
+    /// Runs a write and keeps `health` up to date: a disk problem is noted, a success after one
+    /// clears it (a read-only store in memory stays read-only).
+    @discardableResult
+    func recordingHealth<T>(_ write: () throws -> T) async throws -> T {
+        do {
+            let result = try write()
+            if health.persistent, health.problem != nil { await updateHealth(problem: nil, error: health.lastError) }
+            return result
+        } catch {
+            if health.persistent, let problem = StoreHealth.problem(of: error) {
+                await updateHealth(problem: problem, error: "\(error)")
+            }
+            throw error
+        }
+    }
+
+    private func updateHealth(problem: StoreHealth.Problem?, error: String?) async {
+        var updated = health
+        updated.problem = problem
+        updated.lastError = error
+        guard updated != health else { return }
+        health = updated
+        await healthObserver?(updated)
     }
 
     // MARK: Settings
@@ -75,12 +258,14 @@ actor Store {
         return try? JSONValue.parse(text)
     }
 
-    func setSetting(_ key: String, _ value: JSONValue?) throws {
-        if let value {
-            try database.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                               [.text(key), .text(value.jsonText)])
-        } else {
-            try database.query("DELETE FROM settings WHERE key = ?", [.text(key)])
+    func setSetting(_ key: String, _ value: JSONValue?) async throws {
+        try await recordingHealth {
+            if let value {
+                try database.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                   [.text(key), .text(value.jsonText)])
+            } else {
+                try database.query("DELETE FROM settings WHERE key = ?", [.text(key)])
+            }
         }
     }
 }

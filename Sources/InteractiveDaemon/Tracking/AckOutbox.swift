@@ -27,7 +27,8 @@ struct AckOutbox {
         entries.insert(contentsOf: fresh, at: 0)
     }
 
-    private func contains(_ ack: PendingAck) -> Bool { entries.contains { $0.ack.sameKey(as: ack) } }
+    /// Whether an ack with this key is still waiting.
+    func contains(_ ack: PendingAck) -> Bool { entries.contains { $0.ack.sameKey(as: ack) } }
 
     /// The ack may be sent: it is in `pending_acks` (or storing it failed and it goes from memory).
     mutating func markStored(_ ack: PendingAck) {

@@ -9,6 +9,24 @@ struct PendingAck: Sendable {
     /// When it was queued (ms since the epoch).
     let created: Int64
 
+    /// The payload as it goes out at `sentAt`: `clientContext.timeline.ackSent` is that moment
+    /// and `ackLatencyMs` runs to it, not to `created` (when the ack was queued), so an ack that
+    /// waited for the store, a lane or a connection says how long it waited.
+    func payload(sentAt: Int64) -> JSONValue {
+        guard case .object(var members) = payload, case .object(var context)? = members["clientContext"] else { return payload }
+        if let queued = context["ackLatencyMs"]?.milliseconds {
+            let (waited, overflowWait) = sentAt.subtractingReportingOverflow(created)
+            let (latency, overflowSum) = queued.addingReportingOverflow(waited)
+            context["ackLatencyMs"] = overflowWait || overflowSum ? .null : JSONValue(milliseconds: latency)
+        }
+        if case .object(var timeline)? = context["timeline"] {
+            timeline["ackSent"] = JSONValue(milliseconds: sentAt)
+            context["timeline"] = .object(timeline)
+        }
+        members["clientContext"] = .object(context)
+        return .object(members)
+    }
+
     /// The delivery key: one ack per tracking id and stage.
     func sameKey(as other: PendingAck) -> Bool { trackingId == other.trackingId && stage == other.stage }
 

@@ -61,6 +61,7 @@ extension TrackingSession {
                 "readyReceived": .null,
                 "ackSent": JSONValue(milliseconds: ackSent),
             ],
+            "duration": durationSec.map { .number(Double($0)) } ?? .null,
             "overlayType": .string(overlayType),
             "failureReason": JSONValue(outcome.failureReason),
             "failureStep": JSONValue(outcome.failureStep),

@@ -39,6 +39,11 @@ actor TrackingService {
     /// Store writes not yet taken by the writer task, in order; no caller waits for SQLite.
     private var queuedWrites: [StoreWrite] = []
     private var writerRunning = false
+    /// Writes the store refused (a full or read-only disk), oldest first: retried before the next
+    /// write, every `storeRetryInterval` and at a graceful stop, so no ack is lost once space returns.
+    private var failedWrites = RefusedWrites()
+    private var retryTimerArmed = false
+    private static let storeRetryInterval: Duration = .seconds(5)
     /// Callers of `drain` waiting for the outbox to empty, by id.
     private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextDrainWaiter = 0
@@ -79,9 +84,9 @@ actor TrackingService {
 
     private func handle(_ event: TrackingEvent) async {
         switch event {
-        case .received(let trackingId, let timelineId, let overlayType, let emitTimestamp, let receivedAt):
+        case .received(let trackingId, let timelineId, let overlayType, let emitTimestamp, let durationSec, let receivedAt):
             await received(trackingId: trackingId, timelineId: timelineId, overlayType: overlayType,
-                           emitTimestamp: emitTimestamp, receivedAt: receivedAt)
+                           emitTimestamp: emitTimestamp, durationSec: durationSec, receivedAt: receivedAt)
         case .keptOffScreen(let trackingId, let reason): await keptOffScreen(trackingId: trackingId, reason: reason)
         case .shown(let trackingId): shown(trackingId: trackingId)
         case .attached(let trackingId, let at): await attached(trackingId: trackingId, at: at)
@@ -178,13 +183,14 @@ actor TrackingService {
 
     /// The overlay arrived: opens the session and sends `received`.
     func received(trackingId: String, timelineId: String, overlayType: String, emitTimestamp: Int64?,
-                  receivedAt: Int64) async {
+                  durationSec: Int = 0, receivedAt: Int64) async {
         guard sessions[trackingId] == nil, !finishedIds.contains(trackingId) else {
             log.debug("Tracking session already known; overlay not tracked again", fields(trackingId))
             return
         }
-        let session = TrackingSession(trackingId: trackingId, timelineId: timelineId, overlayType: overlayType,
+        var session = TrackingSession(trackingId: trackingId, timelineId: timelineId, overlayType: overlayType,
                                       emitTimestamp: emitTimestamp, receivedAt: receivedAt)
+        session.durationSec = durationSec > 0 ? durationSec : nil
         await emit(.received, of: session, finishing: false) { $0.receivedFields(ackSent: $1) }
     }
 
@@ -321,9 +327,15 @@ actor TrackingService {
         case flushed(CheckedContinuation<Void, Never>)
     }
 
-    /// Queues a write; a writer task runs while writes are queued.
+    /// Queues a write, after the writes that failed before it; a writer task runs while writes
+    /// are queued.
     private func enqueue(_ write: StoreWrite) {
+        requeueFailedWrites()
         queuedWrites.append(write)
+        startWriter()
+    }
+
+    private func startWriter() {
         guard !writerRunning else { return }
         writerRunning = true
         Task { await self.writeQueued() }
@@ -339,6 +351,7 @@ actor TrackingService {
             })
             var index = 0
             var acksStored = false
+            var refused: [TrackingWrite] = []
             for write in batch {
                 guard case .change(let change) = write else {
                     if case .flushed(let continuation) = write { continuation.resume() }
@@ -346,9 +359,13 @@ actor TrackingService {
                 }
                 let failure = failures[index]
                 index += 1
+                if failure != nil { refused.append(change) }
                 switch change {
                 case .ack(let ack, _, _):
-                    if let failure { note("Cannot store a tracking ack (it is sent from memory): \(failure)", ack.trackingId) }
+                    if let failure {
+                        note("Cannot store a tracking ack (it is sent from memory and stored when the store takes it again): \(failure)",
+                             ack.trackingId)
+                    }
                     outbox.markStored(ack)
                     acksStored = true
                 case .session(let trackingId, _, _):
@@ -357,16 +374,43 @@ actor TrackingService {
                     if let failure { note("Cannot delete a delivered tracking ack: \(failure)", ack.trackingId) }
                 }
             }
-            if acksStored {
+            failedWrites.append(refused)
+            if acksStored || !refused.isEmpty {
                 startLanes()
                 await publishStatus()
             }
         }
         writerRunning = false
+        armRetryTimer()
+    }
+
+    /// Puts the writes that failed back at the head of the queue (they are older than any queued).
+    private func requeueFailedWrites() {
+        guard !failedWrites.isEmpty else { return }
+        let retried = failedWrites.takeForRetry { outbox.contains($0) }
+        queuedWrites.insert(contentsOf: retried.map(StoreWrite.change), at: 0)
+    }
+
+    /// While writes wait for a retry, one timer retries them.
+    private func armRetryTimer() {
+        guard !failedWrites.isEmpty, !retryTimerArmed else { return }
+        retryTimerArmed = true
+        // One sleeping task at a time, and only while the store refuses writes.
+        Task { [weak self] in
+            try? await Task.sleep(for: TrackingService.storeRetryInterval)
+            await self?.retryFailedWrites()
+        }
+    }
+
+    private func retryFailedWrites() {
+        retryTimerArmed = false
+        requeueFailedWrites()
+        if !queuedWrites.isEmpty { startWriter() }
     }
 
     /// Waits until every event recorded on the feed so far was handled and every store write
     /// it made is done (graceful stop, tests).
+    /// Writes that failed are tried once more first.
     func flushStore() async {
         await feed.settled()
         await withCheckedContinuation { enqueue(.flushed($0)) }
@@ -404,7 +448,7 @@ actor TrackingService {
     /// stored until the next `setTransport`.
     private func runLane(_ trackingId: String, transport: any AckTransport, connection: Int) async {
         while connection == self.connection, let ack = outbox.next(for: trackingId) {
-            switch await transport.emitAck(ack.payload, timeout: ackTimeout) {
+            switch await transport.emitAck(ack.payload(sentAt: clock()), timeout: ackTimeout) {
             case .acked:
                 await markDelivered(ack, confirmed: true)
             case .notAcked:
@@ -443,6 +487,7 @@ actor TrackingService {
             "pendingAcks": .number(Double(outbox.count)),
             "delivered": .number(Double(deliveredCount)),
             "connected": .bool(transport != nil),
+            "unstoredWrites": .number(Double(failedWrites.count)),
             "lastError": JSONValue(lastError),
         ])
     }

@@ -10,6 +10,8 @@ struct TrackingSession: Sendable {
     /// The server's `_emitTimestamp`, when it sent one.
     let emitTimestamp: Int64?
     let receivedAt: Int64
+    /// The overlay's `duration` in seconds, when it has one.
+    var durationSec: Int?
     /// When the overlay was attached to a player; it is also the render start (as on iOS).
     var attachedAt: Int64?
     var loadCompleteAt: Int64?
@@ -31,6 +33,7 @@ struct TrackingSession: Sendable {
             "receivedAt": JSONValue(milliseconds: receivedAt),
             "attachedAt": JSONValue(milliseconds: attachedAt),
             "loadCompleteAt": JSONValue(milliseconds: loadCompleteAt),
+            "durationSec": durationSec.map { .number(Double($0)) } ?? .null,
             "sent": .array(TrackingStage.allCases.filter(sent.contains).map { .string($0.rawValue) }),
         ]
     }
@@ -51,6 +54,7 @@ struct TrackingSession: Sendable {
                   emitTimestamp: stored["emitTimestamp"]?.milliseconds, receivedAt: receivedAt)
         attachedAt = stored["attachedAt"]?.milliseconds
         loadCompleteAt = stored["loadCompleteAt"]?.milliseconds
+        durationSec = stored["durationSec"]?.intValue
         sent = Set((stored["sent"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(TrackingStage.init(rawValue:)) })
     }
 }

@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+@testable import InteractiveDaemon
+import JSONValue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The store's edge cases: what cannot be used is moved aside, a read-only or full state
+/// directory leaves the daemon running and says so, and acks the disk refused are kept.
+@Suite struct StoreRecoveryTests {
+    private let log = Logger(target: .stderr, minimumPriority: .error)
+
+    /// A closed store with one runtime setting, in `directory`.
+    private func makeStore(in directory: String) async throws {
+        let store = try Store(directory: directory, log: log)
+        try await store.setSetting("runtimeConfig", ["deviceClass": "tv"])
+    }
+
+    private func files(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+    }
+
+    private func expectMovedAside(_ store: Store, in directory: String) async throws {
+        let moved = try #require(store.corruptMovedTo)
+        #expect(moved.hasPrefix(directory + "/interactived.sqlite.corrupt-"))
+        #expect(await store.health.movedAside == moved)
+        #expect(await store.health.statusNote?.contains("damaged store moved to") == true)
+        // The fresh store works.
+        try await store.setSetting("k", "v")
+        #expect(try await store.setting("k") == "v")
+    }
+
+    @Test func aDamagedWriteAheadLogIsMovedAside() async throws {
+        let directory = try TemporaryDirectory()
+        try await makeStore(in: directory.path)
+        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        try garbage.write(to: URL(fileURLWithPath: directory.path + "/interactived.sqlite-wal"))
+
+        let store = try Store(directory: directory.path, log: log)
+        try await expectMovedAside(store, in: directory.path)
+        let moved = try #require(store.corruptMovedTo)
+        #expect(FileManager.default.contents(atPath: moved + "-wal") == garbage)
+    }
+
+    @Test func anIntactWriteAheadLogIsKept() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store(directory: directory.path, log: log)
+        try await store.setSetting("k", "v")
+        // The log of an open store: a real header.
+        let header = try #require(StateDirectory.prefix(of: store.path + "-wal", count: WALHeader.size))
+        #expect(WALHeader.isIntact(header))
+        var damaged = header
+        damaged[12] ^= 0x01
+        #expect(!WALHeader.isIntact(damaged))
+        #expect(!WALHeader.isIntact(Array(header.prefix(20))))
+        #expect(WALHeader.isIntact([]))
+    }
+
+    @Test(arguments: [
+        "CREATE TABLE settings (name TEXT, data BLOB)",
+        "CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT)",
+        "PRAGMA application_id = 1234; CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ])
+    func aStoreOfAnotherSchemaIsMovedAside(_ sql: String) async throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let foreign = try SQLiteDatabase(path: directory.path + "/interactived.sqlite")
+            try foreign.execute(sql)
+        }
+        let store = try Store(directory: directory.path, log: log)
+        try await expectMovedAside(store, in: directory.path)
+        // The runtime configuration can be kept again (config.set was -32603 before).
+        try await store.setSetting("runtimeConfig", ["deviceClass": "tv"])
+    }
+
+    @Test func aStoreOfThisSchemaIsKept() async throws {
+        let directory = try TemporaryDirectory()
+        try await makeStore(in: directory.path)
+        let store = try Store(directory: directory.path, log: log)
+        #expect(store.corruptMovedTo == nil)
+        #expect(try await store.setting("runtimeConfig") == ["deviceClass": "tv"])
+        #expect(await store.health == StoreHealth(path: store.path, persistent: true))
+    }
+
+    /// Root reads any file, so "unreadable" is made here by what no program can read as a
+    /// database: a directory, or a FIFO (which would block a reader forever).
+    @Test(arguments: ["directory", "fifo"])
+    func anUnreadableStoreIsMovedAside(_ kind: String) async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/interactived.sqlite"
+        if kind == "directory" {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        } else {
+            #expect(mkfifo(path, 0o600) == 0)
+        }
+        let store = try Store(directory: directory.path, log: log)
+        try await expectMovedAside(store, in: directory.path)
+        #expect(try files(in: directory.path).contains { $0.hasPrefix("interactived.sqlite.corrupt-") })
+    }
+
+    @Test func aStateDirectoryThatIsAFileIsNamedPlainly() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/state"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        do {
+            _ = try Store(directory: file, log: log)
+            Issue.record("a store opened in a file")
+        } catch {
+            #expect(error.description == "the state directory \(file) is a file, not a directory")
+        }
+    }
+
+    @Test func theStoreFileIsForTheDaemonsUserOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store(directory: directory.path, log: log)
+        try await store.setSetting("k", "v")
+        for suffix in ["", "-wal", "-shm"] {
+            var info = stat()
+            #expect(stat(store.path + suffix, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o600, "\(suffix)")
+        }
+    }
+
+    // MARK: Read-only and full state directories (tmpfs mounts: root only)
+
+    @Test(.enabled(if: SmallFilesystem.available))
+    func aReadOnlyStateDirectoryRunsInMemoryWithWhatTheStoreHeld() async throws {
+        let filesystem = try SmallFilesystem(sizeKiB: 1024)
+        try await makeStore(in: filesystem.path)
+        try filesystem.remountReadOnly()
+
+        let store = try Store(directory: filesystem.path, log: log)
+        let health = await store.health
+        #expect(!health.persistent)
+        #expect(health.problem == .readOnly)
+        #expect(health.statusNote?.contains("read-only") == true)
+        #expect(try await store.setting("runtimeConfig") == ["deviceClass": "tv"])
+        // Writes work, in memory.
+        try await store.setSetting("k", "v")
+        #expect(try await store.setting("k") == "v")
+    }
+
+    @Test(.enabled(if: SmallFilesystem.available))
+    func acksTheFullDiskRefusedAreStoredOnceSpaceReturns() async throws {
+        let filesystem = try SmallFilesystem(sizeKiB: 512)
+        let harness = try TrackingHarness(directory: filesystem.directory)
+        let changes = HealthLog()
+        await harness.store.observeHealth { changes.append($0) }
+        let service = harness.service()
+        await service.received(trackingId: "t0", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil, receivedAt: 9_000)
+        await harness.settled()
+
+        try filesystem.fill()
+        for index in 1...20 {
+            await service.received(trackingId: "t\(index)", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil,
+                                   receivedAt: 9_000)
+        }
+        await harness.settled()
+        #expect(await harness.store.health.problem == .full)
+        #expect(changes.all.last?.problem == .full)
+        #expect(changes.all.last?.statusNote?.contains("full") == true)
+        let refused = try #require(await harness.status()?["unstoredWrites"]?.intValue)
+        #expect(refused > 0)
+
+        // Space returns; a graceful stop (flushStore) stores what was refused.
+        try filesystem.emptyFiller()
+        await service.flushStore()
+        #expect(try await harness.store.pendingAcks().count == 21)
+        #expect(await harness.store.health.problem == nil)
+        #expect(changes.all.last?.problem == nil)
+        #expect(await harness.status()?["unstoredWrites"] == 0)
+        // And a restart would deliver them: they are in the file.
+        #expect(try await harness.reopened().store.pendingAcks().count == 21)
+    }
+}
+
+/// The store's health changes, as the observer saw them.
+final class HealthLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes: [StoreHealth] = []
+
+    func append(_ health: StoreHealth) { lock.withLock { changes.append(health) } }
+    var all: [StoreHealth] { lock.withLock { changes } }
+}
+
+/// A small tmpfs mounted on a temporary directory (root only), unmounted at the end.
+final class SmallFilesystem: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    var path: String { directory.path }
+    private var filler: String { path + "/filler" }
+
+    static let available: Bool = {
+        guard geteuid() == 0, let probe = try? SmallFilesystem(sizeKiB: 64) else { return false }
+        return FileManager.default.isWritableFile(atPath: probe.path)
+    }()
+
+    init(sizeKiB: Int) throws {
+        directory = try TemporaryDirectory()
+        try Self.run(["/bin/mount", "-t", "tmpfs", "-o", "size=\(sizeKiB)k,mode=0755", "tmpfs", directory.path])
+    }
+
+    deinit { _ = try? Self.run(["/bin/umount", "-l", directory.path]) }
+
+    func remountReadOnly() throws { try Self.run(["/bin/mount", "-o", "remount,ro", directory.path]) }
+
+    /// Writes a file until the file system is full.
+    func fill() throws {
+        let descriptor = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw TestFailure("cannot create \(filler)") }
+        defer { close(descriptor) }
+        let block = [UInt8](repeating: 0xAB, count: 4096)
+        while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+        guard errno == ENOSPC else { throw TestFailure("filling stopped with errno \(errno), not ENOSPC") }
+    }
+
+    func emptyFiller() throws { try FileManager.default.removeItem(atPath: filler) }
+
+    @discardableResult
+    private static func run(_ argv: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: argv[0])
+        process.arguments = Array(argv.dropFirst())
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("\(argv.joined(separator: " ")) failed") }
+        return process.terminationStatus
+    }
+}
