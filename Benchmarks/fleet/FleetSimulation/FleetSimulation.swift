@@ -25,16 +25,16 @@ public struct FleetSimulation {
         self.scenario = scenario
         random = SeededGenerator(seed: scenario.seed)
         queue = EventQueue(capacity: scenario.devices + scenario.devices / 2)
-        trackingIds = (0..<scenario.sessionsPerDevice).map { "session-\($0)" }
+        let trackingIds = (0..<scenario.sessionsPerDevice).map { "session-\($0)" }
+        self.trackingIds = trackingIds
         // Every device has been connected for an hour: its backoff starts afresh after the loss.
         var backoff = ReconnectBackoff<SimulatedInstant>(policy: scenario.policy)
         backoff.connected(at: SimulatedInstant(milliseconds: -3_600_000))
         backoffs = Array(repeating: backoff, count: scenario.devices)
         var outbox = AckOutbox()
         outbox.prependStored((0..<scenario.acksPerDevice).map { index in
-            let session = index % scenario.sessionsPerDevice
             let stage = FleetScenario.sessionStages[index / scenario.sessionsPerDevice]
-            return PendingAck(trackingId: "session-\(session)", stage: stage, payload: .null, created: 0)
+            return PendingAck(trackingId: trackingIds[index % scenario.sessionsPerDevice], stage: stage, payload: .null, created: 0)
         })
         outboxes = Array(repeating: outbox, count: scenario.devices)
         connectionTimes.reserveCapacity(scenario.devices)

@@ -71,7 +71,10 @@ func ratio(_ value: Double) -> String {
     let hundredths = Int((value * 100).rounded())
     return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
 }
-func seconds(_ value: Double) -> String { "\(Int(value)).\(Int((value * 10).rounded()) % 10) s" }
+func seconds(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) s"
+}
 
 let policy = scenario.policy
 let capSeconds = max(1, policy.capMs / 1000)
