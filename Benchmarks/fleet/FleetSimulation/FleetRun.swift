@@ -30,8 +30,9 @@ public struct FleetRun: Sendable {
     /// backend's front (load balancer) carries while the backend is away.
     public func outageAttemptsPerSecond(seconds: Int) -> Double {
         let start = max(0, returnSecond - seconds)
-        let counts = timeline.attempts[start..<min(returnSecond, timeline.seconds)]
-        return counts.isEmpty ? 0 : Double(counts.reduce(0, +)) / Double(counts.count)
+        let end = min(returnSecond, timeline.seconds)
+        guard start < end else { return 0 }
+        return Double(timeline.attempts[start..<end].reduce(0, +)) / Double(end - start)
     }
 
     /// Seconds from the return until `fraction` of the devices were connected again.
@@ -64,7 +65,7 @@ public struct FleetRun: Sendable {
 
     private func window(_ series: [Int], seconds: Int) -> ArraySlice<Int> {
         let start = min(returnSecond, series.count)
-        let padded = series[start..<min(series.count, returnSecond + seconds)]
-        return padded.isEmpty ? [0] : padded
+        let counts = series[start..<max(start, min(series.count, returnSecond + seconds))]
+        return counts.isEmpty ? [0] : counts
     }
 }
