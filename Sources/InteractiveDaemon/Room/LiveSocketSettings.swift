@@ -15,10 +15,14 @@ struct LiveSocketSettings: Sendable, Equatable {
         guard let url = settings.socketURL, let tenant = settings.tenant, let os = settings.os else { return nil }
         self.url = url
         protocolVersion = settings.protocolVersion == "v2" ? .v2 : .v4
-        reconnect = ReconnectPolicy(baseMs: settings.reconnectBaseMs, capMs: settings.reconnectCapMs, factor: settings.reconnectFactor)
+        reconnect = Self.reconnectPolicy(settings)
         tls = TLSOptions(caFile: settings.caFile, insecure: settings.insecureTLS)
         self.tenant = tenant
         self.os = os
+    }
+
+    static func reconnectPolicy(_ settings: Settings) -> ReconnectPolicy {
+        ReconnectPolicy(baseMs: settings.reconnectBaseMs, capMs: settings.reconnectCapMs, factor: settings.reconnectFactor)
     }
 
     var configuration: SocketIOConfiguration {
@@ -41,5 +45,13 @@ struct LiveSocketSettings: Sendable, Equatable {
             if protocolVersion == .v2 { query["token"] = token }
         }
         return SocketIOCredentials(headers: headers, auth: auth, query: query)
+    }
+}
+
+extension ReconnectPolicy {
+    /// The policy of the daemon's default configuration (`reconnect` in `ConfigLayers.defaults`),
+    /// for the fleet simulation (Benchmarks/fleet).
+    package static var daemonDefault: ReconnectPolicy {
+        LiveSocketSettings.reconnectPolicy(Settings(ConfigLayers(defaults: ConfigLayers.defaults(stateDirectory: "/")).effective))
     }
 }

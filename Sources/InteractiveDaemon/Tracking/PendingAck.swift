@@ -1,13 +1,20 @@
 import JSONValue
 
 /// One `emit-ack` waiting for the server, keyed by tracking id and stage.
-struct PendingAck: Sendable {
-    let trackingId: String
-    let stage: TrackingStage
+package struct PendingAck: Sendable {
+    package let trackingId: String
+    package let stage: TrackingStage
     /// The whole `emit-ack` payload, built when the stage was decided.
     let payload: JSONValue
     /// When it was queued (ms since the epoch).
     let created: Int64
+
+    package init(trackingId: String, stage: TrackingStage, payload: JSONValue, created: Int64) {
+        self.trackingId = trackingId
+        self.stage = stage
+        self.payload = payload
+        self.created = created
+    }
 
     /// The payload as it goes out at `sentAt`: `clientContext.timeline.ackSent` is that moment
     /// and `ackLatencyMs` runs to it, not to `created` (when the ack was queued), so an ack that

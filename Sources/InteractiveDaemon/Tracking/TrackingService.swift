@@ -49,8 +49,6 @@ actor TrackingService {
     private var nextDrainWaiter = 0
     /// Bumped by each `setTransport` and by a drop; lanes of an older connection stop.
     private var connection = 0
-    /// At most this many sessions are delivered side by side.
-    private static let maxLanes = 8
     private var deliveredCount = 0
     private var lastError: String?
 
@@ -435,7 +433,7 @@ actor TrackingService {
     private func startLanes() {
         guard let transport else { return }
         let connection = self.connection
-        for trackingId in outbox.claimLanes(upTo: Self.maxLanes) {
+        for trackingId in outbox.claimLanes(upTo: AckOutbox.maxLanes) {
             // The lane (and the Socket.IO client's part of each emit) stays on this thread.
             Task(executorPreference: BackgroundExecutor.bookkeeping) {
                 await self.runLane(trackingId, transport: transport, connection: connection)

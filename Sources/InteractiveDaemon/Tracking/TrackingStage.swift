@@ -1,5 +1,5 @@
 /// The stages of one overlay's tracking session, as named in `emit-ack`.
-enum TrackingStage: String, Sendable, CaseIterable {
+package enum TrackingStage: String, Sendable, CaseIterable {
     case received
     case rendered
     case answer
