@@ -46,20 +46,30 @@ export class TimeoutError extends Error {
 const LAGGED = 'events.lagged';
 
 /**
- * Connects to the daemon's socket at `path`. Options: `callTimeoutMs` (default 30000),
+ * Connects to the daemon's socket at `path` and says `daemon.hello` (its result is
+ * `client.hello`: `bootId`, `role`, `capabilities`, …). Options: `client` (the name given in
+ * hello, default 'interactived-client-js'), `callTimeoutMs` (default 30000),
  * `eventBufferCapacity` (events held for a consumer that does not keep up, default 4096),
  * `maxLineLength` (characters of one line, default 64 Mi).
  */
-export function connect(path, options = {}) {
-  return new Promise((resolve, reject) => {
-    const socket = net.createConnection({ path });
-    const failed = (error) => reject(error);
-    socket.once('error', failed);
-    socket.once('connect', () => {
-      socket.off('error', failed);
-      resolve(new Client(socket, options));
+export async function connect(path, options = {}) {
+  const socket = await new Promise((resolve, reject) => {
+    const opened = net.createConnection({ path });
+    opened.once('error', reject);
+    opened.once('connect', () => {
+      opened.off('error', reject);
+      resolve(opened);
     });
   });
+  const client = new Client(socket, options);
+  try {
+    client.hello = await client.call('daemon.hello',
+      { client: options.client ?? 'interactived-client-js', protocol: PROTOCOL_VERSION });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return client;
 }
 
 /** One connection to the daemon: calls, notifications and one event stream. */
@@ -76,6 +86,8 @@ export class Client {
   #maxLineLength;
 
   constructor(socket, { callTimeoutMs = 30000, eventBufferCapacity = 4096, maxLineLength = 64 << 20 } = {}) {
+    /** The result of `daemon.hello` (set by `connect`). */
+    this.hello = null;
     this.#socket = socket;
     this.#callTimeoutMs = callTimeoutMs;
     this.#eventBufferCapacity = Math.max(1, eventBufferCapacity);
@@ -119,13 +131,13 @@ export class Client {
    */
   events({ types, since, bootId } = {}) {
     this.#stream?._end(null);
-    const stream = new EventStream(this, this.#eventBufferCapacity);
+    const stream = new EventStream(this, this.#eventBufferCapacity, since);
     this.#stream = stream;
     const params = {};
     if (types !== undefined) params.types = types;
     if (since !== undefined) params.since = since;
     if (bootId !== undefined) params.bootId = bootId;
-    stream._subscribed(this.call('events.subscribe', params));
+    stream._subscribed(this.call('events.subscribe', params), bootId);
     return stream;
   }
 
@@ -205,8 +217,9 @@ export class Client {
  * client's `eventBufferCapacity` behind loses the newest events, and one
  * `{type: 'events.lagged', data: {missed}}` takes their place, as the daemon's own does.
  * Iteration ends when the client is closed or another stream replaces this one, and throws
- * ConnectionClosedError when the daemon goes away (reconnect, subscribe again with `since` and
- * `bootId`, and when `ready.bootId` differs, log in and join again).
+ * ConnectionClosedError when the daemon goes away: connect again and resume with
+ * `events({types, since: stream.lastSeq, bootId: stream.bootId})`; when the new `ready.bootId`
+ * differs, the daemon restarted: log in and join again.
  */
 export class EventStream {
   #client;
@@ -216,16 +229,28 @@ export class EventStream {
   #waiter = null;
   #done = false;
   #error = null;
+  #yieldedEvent = false;
 
-  constructor(client, capacity) {
+  constructor(client, capacity, since) {
     this.#client = client;
     this.#capacity = capacity;
+    /** The subscription's reply `{bootId, seq, snapshot}`. */
     this.ready = null;
+    /** The boot of the subscription (once `ready` resolved). */
+    this.bootId = null;
+    /** The seq of the last event this stream yielded, to resume from (`since`). */
+    this.lastSeq = since ?? null;
   }
 
-  _subscribed(reply) {
+  _subscribed(reply, requestedBootId) {
     this.ready = reply;
-    reply.catch((error) => this._end(error));
+    reply.then((result) => {
+      // Events may have been yielded already: they are newer than the reply.
+      if (this.#yieldedEvent) return;
+      this.bootId = result.bootId;
+      const anotherBoot = requestedBootId !== undefined && requestedBootId !== result.bootId;
+      if (this.lastSeq === null || anotherBoot) this.lastSeq = result.seq;
+    }, (error) => this._end(error));
   }
 
   _push(event) {
@@ -234,7 +259,7 @@ export class EventStream {
     if (this.#waiter && this.#items.length === 0) {
       const waiter = this.#waiter;
       this.#waiter = null;
-      waiter.resolve({ value: item, done: false });
+      waiter.resolve(this.#yield(item));
     } else if (item.type === LAGGED) {
       this.#gap(item, Math.max(0, Number(item.data.missed) || 0));
     } else if (this.#eventCount >= this.#capacity) {
@@ -261,7 +286,7 @@ export class EventStream {
     if (this.#items.length > 0) {
       const item = this.#items.shift();
       if (item.type !== LAGGED) this.#eventCount -= 1;
-      return Promise.resolve({ value: item, done: false });
+      return Promise.resolve(this.#yield(item));
     }
     if (this.#done) {
       return this.#error ? Promise.reject(this.#error) : Promise.resolve({ value: undefined, done: true });
@@ -279,6 +304,16 @@ export class EventStream {
 
   [Symbol.asyncIterator]() {
     return this;
+  }
+
+  #yield(item) {
+    if (item.seq !== null) {
+      // Every event of one connection belongs to the daemon's current boot.
+      this.bootId = item.bootId;
+      this.lastSeq = item.seq;
+      this.#yieldedEvent = true;
+    }
+    return { value: item, done: false };
   }
 
   #gap(event, missed) {

@@ -45,9 +45,10 @@ describe('the JavaScript client', { timeout: 60000 }, () => {
   });
 
   it('calls methods and rejects daemon errors with code and name', async () => {
-    const client = await connect(daemon.socketPath);
+    const client = await connect(daemon.socketPath, { client: 'js-test' });
+    assert.equal(client.hello.protocol, 1);
     const hello = await client.call('daemon.hello', { client: 'js-test', protocol: 1 });
-    assert.equal(hello.protocol, 1);
+    assert.equal(hello.bootId, client.hello.bootId);
     assert.equal(hello.role, 'control');
     assert.match(hello.bootId, /^[0-9a-f]+$/);
 
@@ -76,8 +77,10 @@ describe('the JavaScript client', { timeout: 60000 }, () => {
     assert.equal(subscription.snapshot.bootId, subscription.bootId);
     assert.equal(typeof subscription.seq, 'number');
 
+    assert.equal(stream.lastSeq, subscription.seq);
     await other.call('config.set', { deviceClass: 'tv' });
     const first = await next(stream);
+    assert.equal(stream.lastSeq, first.seq);
     assert.equal(first.type, 'config.changed');
     assert.deepEqual(first.data, { deviceClass: 'tv' });
     assert.equal(first.seq, subscription.seq + 1);
@@ -168,7 +171,8 @@ describe('a daemon that goes away', { timeout: 60000 }, () => {
 
       daemon = await startDaemon({ directory });
       const again = await connect(daemon.socketPath);
-      const resumed = again.events({ types: ['config.'], since: before.seq, bootId: before.bootId });
+      assert.equal(stream.bootId, before.bootId);
+      const resumed = again.events({ types: ['config.'], since: stream.lastSeq, bootId: stream.bootId });
       const ready = await resumed.ready;
       assert.notEqual(ready.bootId, before.bootId, 'a restarted daemon has a new boot id: log in and join again');
       assert.equal((await next(resumed)).type, 'events.lagged');
@@ -186,8 +190,7 @@ describe('a quiz', { timeout: 60000 }, () => {
     const directory = temporaryDirectory();
     const daemon = await startDaemon({ directory, args: backend.daemonArgs });
     try {
-      const client = await connect(daemon.socketPath);
-      await client.call('daemon.hello', { client: 'js-quiz', protocol: 1 });
+      const client = await connect(daemon.socketPath, { client: 'js-quiz' });
       await client.call('session.login', { token: 'token-alice', userId: 'alice', displayName: 'Alice' });
       assert.equal((await client.call('room.join', { mediaId: 'm1', mode: 'live' })).state, 'joined');
       const stream = client.events({ types: ['overlay.', 'answer.'] });
