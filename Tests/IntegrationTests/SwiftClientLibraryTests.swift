@@ -28,6 +28,49 @@ import Testing
         }
     }
 
+    @Test func concurrentCallsGetTheirOwnReplies() async throws {
+        let daemon = try DaemonProcess()
+        try await withDeadline {
+            let client = try await InteractiveClient.connect(path: daemon.socketPath)
+            let names = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for index in 0..<200 {
+                    group.addTask { (index, try await client.call("daemon.hello", ["client": .string("c\(index)"), "protocol": 1])["daemon"]?.stringValue) }
+                }
+                var names: [Int: String?] = [:]
+                for try await (index, name) in group { names[index] = name }
+                return names
+            }
+            #expect(names.count == 200)
+            #expect(names.values.allSatisfy { $0 == "interactived" })
+        }
+    }
+
+    @Test func theStreamEndsWhenTheClientClosesOrItsTaskIsCancelled() async throws {
+        let daemon = try DaemonProcess()
+        try await withDeadline {
+            let client = try await InteractiveClient.connect(path: daemon.socketPath)
+            let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
+            // Unstructured, so that the test can cancel the consumer on its own.
+            let consumer = Task {
+                var count = 0
+                for try await _ in client.events(types: ["config."]) {
+                    count += 1
+                    signal.yield()
+                }
+                return count
+            }
+            for await _ in subscribed { break }
+            consumer.cancel()
+            // Only the subscription came; the cancelled consumer's loop ended.
+            #expect(try await consumer.value == 1)
+
+            var events = client.events().makeAsyncIterator()
+            _ = try await next(&events)
+            await client.close()
+            #expect(try await events.next() == nil)
+        }
+    }
+
     @Test func theStreamStartsWithTheSnapshotAndSkipsSeqsOfFilteredTypes() async throws {
         let daemon = try DaemonProcess()
         try await withDeadline {
