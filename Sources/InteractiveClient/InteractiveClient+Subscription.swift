@@ -81,11 +81,12 @@ extension InteractiveClient {
         }
     }
 
-    /// The stream of `token` stops (its consumer went away): the daemon is told, best effort.
+    /// The stream of `token` stops (its consumer went away): the daemon is told, best effort,
+    /// when the connection still carries the subscription.
     func finish(token: Int) async {
-        guard subscription?.token == token else { return }
+        guard let current = subscription, current.token == token else { return }
         endSubscription()
-        _ = try? await call(IPCMethod.eventsUnsubscribe)
+        if current.connected { _ = try? await call(IPCMethod.eventsUnsubscribe) }
     }
 
     /// An event arrived on the connection.

@@ -27,6 +27,7 @@ final class SocketConnection {
     private var writeSource: DispatchSourceWrite?
     private let onWritable: @Sendable () -> Void
     private var framer = LineFramer(maxLineBytes: 64 << 20)
+    private var readBuffer = [UInt8](repeating: 0, count: 65536)
     private var outbound: [UInt8] = []
     private(set) var isOpen = true
 
@@ -53,11 +54,10 @@ final class SocketConnection {
             result.closed = true
             return result
         }
-        var buffer = [UInt8](repeating: 0, count: 65536)
         for _ in 0..<Self.maxReadsPerWakeUp {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
-                let frames = buffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                let frames = readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 for case .line(let line) in frames { result.lines.append(line) }
                 continue
             }
