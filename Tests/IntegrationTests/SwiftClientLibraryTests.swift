@@ -1,6 +1,5 @@
 import Foundation
 import IPCProtocol
-import InteractiveClient
 import JSONValue
 import Testing
 @testable import InteractiveClient
