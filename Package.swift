@@ -17,11 +17,17 @@ let daemonLinkerSettings: [LinkerSetting] = [
 let package = Package(
     name: "interactived",
     platforms: [.macOS(.v14)],
+    products: [
+        // The asynchronous client library for players (docs/players.md).
+        .library(name: "InteractiveClient", targets: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
+    ],
     targets: [
         // A JSON value tree with a strict parser and a stable serializer.
         .target(name: "JSONValue"),
         // The local API: JSON-RPC 2.0 over JSON lines. Shared by the daemon, interactivectl and clients.
         .target(name: "IPCProtocol", dependencies: ["JSONValue"]),
+        // The asynchronous client of the local API: calls, and an event stream that reconnects.
+        .target(name: "InteractiveClient", dependencies: ["IPCProtocol", "JSONValue"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // What Swift cannot call directly: SO_PEERCRED's struct ucred, SO_PEERGROUPS, getgrouplist,
@@ -53,13 +59,14 @@ let package = Package(
         .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"], path: "Benchmarks/fleet/fleet-sim"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
+        .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
         .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "ws-echo"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation", "SocketIO"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
-        .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "JSONValue", "interactived", "interactivectl"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "interactived", "interactivectl"]),
     ],
     swiftLanguageModes: [.v6]
 )

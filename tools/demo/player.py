@@ -97,7 +97,9 @@ class Player:
         await self.daemon.call("overlay.attached", {"overlayId": overlay})
         await self.daemon.call("overlay.rendered", {"overlayId": overlay, "status": "loaded"})
         await self.daemon.call("overlay.bridge", {"overlayId": overlay, "message": {"type": "INTERACTIVE_SHOW_ANALYTICS"}})
-        answer = {"action": "PLAY"} if data["kind"] == "lucky" else {"choice": "A"}
+        # What the reference templates post as INTERACTIVE_ACTION_REPORT data (docs/players.md, One answer shape).
+        answers = {"lucky": {"answer": {"play": True}}, "predict": {"answer": {"choice": "answer1"}}}
+        answer = answers.get(data["kind"], {"answer": {"choice": "A"}})
         async def respond() -> None:
             say(f"answering {data['timelineId']} with {answer}")
             await self.daemon.call("overlay.bridge", {"overlayId": overlay, "message": {"type": "INTERACTIVE_ACTION_REPORT", "data": answer}})

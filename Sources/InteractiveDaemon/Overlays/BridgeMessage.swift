@@ -1,15 +1,9 @@
+import IPCProtocol
 import JSONValue
 
 /// What a web template posted (`{type, data}`), as an object or as the JSON string it posted.
 struct BridgeMessage: Sendable, Equatable {
-    enum Kind: String, Sendable {
-        case show = "INTERACTIVE_SHOW_ANALYTICS"
-        case hide = "INTERACTIVE_HIDE_ANALYTICS"
-        case actionReport = "INTERACTIVE_ACTION_REPORT"
-        case open = "INTERACTIVE_OPEN_ANALYTICS"
-        case close = "INTERACTIVE_CLOSE_ANALYTICS"
-        case ping = "INTERACTIVE_PING_ANALYTICS"
-    }
+    typealias Kind = BridgeMessageType
 
     let type: String
     let data: JSONValue

@@ -1,0 +1,19 @@
+import IPCProtocol
+
+/// What an event stream (`InteractiveClient.events(types:since:)`) yields.
+public enum ClientEvent: Sendable, Equatable {
+    /// A subscription took effect: `snapshot` is the daemon's whole state now (draw what it
+    /// says is on screen) and `seq` the last event it covers. The first element, and again
+    /// after every reconnection.
+    case subscribed(SubscribeResult)
+    /// A daemon event. Under a `types` filter, `seq` skips the events of other types: that is
+    /// not a loss.
+    case event(EventEnvelope)
+    /// Events were lost at this point (`events.lagged` from the daemon, or more than the
+    /// client's buffer held): resynchronise with `status()`. After a restart it follows the new
+    /// `subscribed`, whose snapshot already covers the loss.
+    case lagged(missed: Int)
+    /// The daemon restarted (its boot id changed): it forgot the viewer and the room. Log in and
+    /// join again. A `subscribed` with the new boot's snapshot follows.
+    case restarted(previousBootId: String, bootId: String)
+}
