@@ -108,3 +108,19 @@ import Testing
         #expect(IncomingOverlay.clampedDuration(.nan) == 0)
     }
 }
+
+@Suite struct RequestRateTests {
+    @Test func aBurstGoesThenRequestsArePaced() {
+        var rate = RequestRate(perSecond: 10, burst: 3)
+        let start = ContinuousClock.now
+        #expect(rate.take(at: start) == .zero)
+        #expect(rate.take(at: start) == .zero)
+        #expect(rate.take(at: start) == .zero)
+        #expect(rate.take(at: start) == .milliseconds(100))
+        #expect(rate.take(at: start) == .milliseconds(200))
+        // A second later the bucket has refilled up to the burst, not beyond.
+        let later = start + .seconds(5)
+        for _ in 0..<3 { #expect(rate.take(at: later) == .zero) }
+        #expect(rate.take(at: later) > .zero)
+    }
+}

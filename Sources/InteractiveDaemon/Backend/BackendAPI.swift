@@ -84,7 +84,7 @@ struct BackendAPI: Sendable {
         }
         guard let success = reply["success"]?.boolValue else { return .failure(reason: "unknown_response", step: "api") }
         if success { return .success(data: reply["data"] ?? .null) }
-        if let code = reply["code"]?.idString { return .failure(reason: "api_\(code)", step: "api") }
+        if let code = reply["code"]?.idString { return .failure(reason: "api_\(PeerText.clipped(code, limit: 64))", step: "api") }
         return .failure(reason: "api_false", step: "api")
     }
 

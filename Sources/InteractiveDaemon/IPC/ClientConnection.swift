@@ -49,12 +49,19 @@ struct ClientConnection: Sendable {
 
     private func readLoop() async {
         var framer = LineFramer()
+        var rate = RequestRate()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !Task.isCancelled {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 let frames = buffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                for frame in frames { await handle(frame) }
+                for frame in frames {
+                    let wait = rate.take(at: .now)
+                    if wait > .zero {
+                        do { try await Task.sleep(for: wait) } catch { return }
+                    }
+                    await handle(frame)
+                }
                 if context.queue.overflowed {
                     // The writer may be parked on a full socket: shutting it down wakes both sides.
                     shutdown(fd, Int32(SHUT_RDWR))

@@ -57,8 +57,8 @@ struct IncomingOverlay: Sendable, Equatable {
         } else {
             location = nil
         }
-        widthPct = position?["width"]?.lenientDouble ?? 100
-        heightPct = position?["height"]?.lenientDouble ?? 100
+        widthPct = Self.percentage(position?["width"]?.lenientDouble)
+        heightPct = Self.percentage(position?["height"]?.lenientDouble)
         durationSec = overlay["duration"]?.lenientDouble.map(Self.clampedDuration) ?? 0
         targets = overlay["targets"]?.arrayValue?.compactMap(\.stringValue)
         traceLock = overlay["traceLock"]?.lenientBool ?? false
@@ -69,6 +69,13 @@ struct IncomingOverlay: Sendable, Equatable {
         trackingId = (payload["_trackingId"] ?? overlay["_trackingId"])?.idString
         emitTimestamp = (payload["_emitTimestamp"] ?? overlay["_emitTimestamp"])?.lenientDouble.flatMap(Self.epochMilliseconds)
         raw = overlay
+    }
+
+    /// A placement size in percent of the video area: above 0 and at most 100; anything else
+    /// (missing, not a number, out of range) is the whole area.
+    static func percentage(_ value: Double?) -> Double {
+        guard let value, value.isFinite, value > 0 else { return 100 }
+        return min(value, 100)
     }
 
     /// The longest `duration` honoured: a day. Longer (or negative, or not a number) is clamped.

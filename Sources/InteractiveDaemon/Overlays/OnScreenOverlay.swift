@@ -24,12 +24,25 @@ struct OnScreenOverlay: Sendable {
          "heightPct": .number(overlay.heightPct)]
     }
 
-    /// The `overlay.show` event's data.
+    /// The `overlay.show` event's data. `raw` is the backend's payload when it takes at most
+    /// `rawLimit` bytes; a larger one is left out (`raw: null`, `rawOmittedBytes`), so a backend
+    /// cannot make every event, queue and the replay ring carry megabytes.
     var showEvent: JSONValue {
-        ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind.rawValue),
-         "url": .string(url), "placement": placement, "durationSec": .number(Double(overlay.durationSec)),
-         "raw": overlay.raw]
+        var data: [String: JSONValue] = [
+            "overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind.rawValue),
+            "url": .string(url), "placement": placement, "durationSec": .number(Double(overlay.durationSec)),
+            "raw": overlay.raw,
+        ]
+        let rawBytes = overlay.raw.serialized().count
+        if rawBytes > Self.rawLimit {
+            data["raw"] = .null
+            data["rawOmittedBytes"] = .number(Double(rawBytes))
+        }
+        return .object(data)
     }
+
+    /// The largest `raw` payload an `overlay.show` carries (docs/ipc.md, "Limits").
+    static let rawLimit = 16 * 1024
 
     /// The overlay as `daemon.status` lists it.
     var status: JSONValue {

@@ -21,6 +21,6 @@ protocol OverlayTracker: Sendable {
     func record(_ event: TrackingEvent)
 
     /// Returns once every event recorded so far was handled (a status read after an action
-    /// then reflects it).
+    /// then reflects it), or at once when the backlog is too long to wait for.
     func settled() async
 }

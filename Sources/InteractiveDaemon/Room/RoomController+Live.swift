@@ -133,17 +133,17 @@ extension RoomController {
             log.warning("Backend connection lost: \(error); retry \(attempt) in \(retryIn)", id: .backendDisconnected)
             await publishConnection(["state": "reconnecting", "attempt": .number(Double(attempt)),
                                      "retryInMs": .number(Double(retryIn.components.seconds * 1000 + retryIn.components.attoseconds / 1_000_000_000_000_000)),
-                                     "error": .string(error.description)])
+                                     "error": .string(PeerText.clipped(error.description))])
         case .refused(let error):
             await connectionLost()
             log.error("The backend refused the connection: \(error)", id: .backendDisconnected)
-            await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(error.description)])
+            await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(PeerText.clipped(error.description))])
             await failRoom(.daemon(.backendRefused, "the backend refused the connection: \(error)"))
         case .disconnected(let error):
             await connectionLost()
             guard error != .disconnectedByClient else { return }
             log.error("The backend ended the connection: \(error)", id: .backendDisconnected)
-            await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(error.description)])
+            await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(PeerText.clipped(error.description))])
             await failRoom(.daemon(.backendUnreachable, "the backend ended the connection: \(error)"))
         }
     }

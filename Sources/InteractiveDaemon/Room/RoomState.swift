@@ -20,7 +20,7 @@ struct Room: Sendable {
             "fanclub": .bool(fanclub), "error": .null,
         ]
         if let error {
-            members["error"] = ["name": JSONValue(error.name), "message": .string(error.message)]
+            members["error"] = ["name": JSONValue(error.name), "message": .string(PeerText.clipped(error.message))]
         }
         return .object(members)
     }

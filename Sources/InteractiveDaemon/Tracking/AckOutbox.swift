@@ -8,33 +8,61 @@ package struct AckOutbox {
         var stored: Bool
     }
 
+    private struct Key: Hashable {
+        let trackingId: String
+        let stage: TrackingStage
+
+        init(_ ack: PendingAck) {
+            trackingId = ack.trackingId
+            stage = ack.stage
+        }
+    }
+
     private var entries: [Entry] = []
+    private var keys: Set<Key> = []
     private var lanes: Set<String> = []
 
     /// At most this many sessions are delivered side by side.
     package static let maxLanes = 8
+    /// At most this many acks wait (an offline daemon under a flood of overlays must not grow
+    /// without bound); beyond it the oldest are dropped (docs/ipc.md, "Limits").
+    package static let capacity = 2048
 
     package init() {}
 
     package var count: Int { entries.count }
 
-    /// Adds an ack not yet stored, unless one with the same key is already waiting.
-    package mutating func append(_ ack: PendingAck) {
-        guard !contains(ack) else { return }
+    /// Adds an ack not yet stored, unless one with the same key is already waiting. Returns the
+    /// acks dropped to make room (the oldest), which the caller forgets in the store too.
+    @discardableResult
+    package mutating func append(_ ack: PendingAck) -> [PendingAck] {
+        guard keys.insert(Key(ack)).inserted else { return [] }
         entries.append(Entry(ack: ack, stored: false))
+        return dropOverflow()
     }
 
-    /// Puts acks read from the store (older than any other) first, skipping keys already waiting.
-    package mutating func prependStored(_ acks: [PendingAck]) {
+    /// Puts acks read from the store (older than any other) first, skipping keys already
+    /// waiting. Returns the acks dropped to stay within `capacity`.
+    @discardableResult
+    package mutating func prependStored(_ acks: [PendingAck]) -> [PendingAck] {
         var fresh: [Entry] = []
-        for ack in acks where !contains(ack) && !fresh.contains(where: { $0.ack.sameKey(as: ack) }) {
+        for ack in acks where keys.insert(Key(ack)).inserted {
             fresh.append(Entry(ack: ack, stored: true))
         }
         entries.insert(contentsOf: fresh, at: 0)
+        return dropOverflow()
+    }
+
+    private mutating func dropOverflow() -> [PendingAck] {
+        guard entries.count > Self.capacity else { return [] }
+        let dropped = entries.prefix(entries.count - Self.capacity).map(\.ack)
+        entries.removeFirst(dropped.count)
+        for ack in dropped { keys.remove(Key(ack)) }
+        return dropped
     }
 
     /// Whether an ack with this key is still waiting.
-    func contains(_ ack: PendingAck) -> Bool { entries.contains { $0.ack.sameKey(as: ack) } }
+    func contains(_ ack: PendingAck) -> Bool { keys.contains(Key(ack)) }
 
     /// The ack may be sent: it is in `pending_acks` (or storing it failed and it goes from memory).
     package mutating func markStored(_ ack: PendingAck) {
@@ -43,7 +71,9 @@ package struct AckOutbox {
 
     /// Removes a delivered ack; false when it was no longer waiting.
     package mutating func remove(_ ack: PendingAck) -> Bool {
-        guard let index = entries.firstIndex(where: { $0.ack.sameKey(as: ack) }) else { return false }
+        guard keys.remove(Key(ack)) != nil, let index = entries.firstIndex(where: { $0.ack.sameKey(as: ack) }) else {
+            return false
+        }
         entries.remove(at: index)
         return true
     }

@@ -50,6 +50,9 @@ actor TrackingService {
     /// Bumped by each `setTransport` and by a drop; lanes of an older connection stop.
     private var connection = 0
     private var deliveredCount = 0
+    /// Acks dropped because the backlog was full, in all and since an ack last went out.
+    private var droppedAcks = 0
+    private var droppedSinceDelivery = 0
     private var lastError: String?
 
     init(store: Store, bus: EventBus, log: Logger, deviceId: String, context: ClientContextBase,
@@ -114,7 +117,7 @@ actor TrackingService {
             await publishStatus()
             return
         }
-        outbox.prependStored(storedAcks)
+        forgetDropped(outbox.prependStored(storedAcks))
         var closed = 0
         for (trackingId, state) in storedSessions where sessions[trackingId] == nil {
             guard let session = TrackingSession(trackingId: trackingId, stored: state), !session.renderedSent else {
@@ -309,7 +312,7 @@ actor TrackingService {
         } else {
             sessions[session.trackingId] = session
         }
-        outbox.append(ack)
+        forgetDropped(outbox.append(ack))
         log.debug("Tracking ack queued", ackFields(session.trackingId, stage))
         // `.none`, not `nil`: JSONValue is ExpressibleByNilLiteral, so a bare `nil` would become `.null`.
         let state: JSONValue? = finishing ? .none : .some(session.stored)
@@ -466,10 +469,26 @@ actor TrackingService {
         startLanes()
     }
 
+    /// Acks the outbox dropped because it was full: gone from the store too, counted, and
+    /// warned about once per burst (the first drop after acks went out again).
+    private func forgetDropped(_ dropped: [PendingAck]) {
+        guard !dropped.isEmpty else { return }
+        if droppedSinceDelivery == 0 {
+            note("Emit-ack backlog full (\(AckOutbox.capacity) acks): dropping the oldest")
+        }
+        droppedAcks += dropped.count
+        droppedSinceDelivery += dropped.count
+        for ack in dropped {
+            log.debug("Tracking ack dropped: backlog full", ackFields(ack.trackingId, ack.stage))
+            enqueue(.change(.deleteAck(ack)))
+        }
+    }
+
     /// The ack left for good: acknowledged, or unacknowledged for `ackTimeout` on a live connection.
     private func markDelivered(_ ack: PendingAck, confirmed: Bool) async {
         guard outbox.remove(ack) else { return }
         deliveredCount += 1
+        droppedSinceDelivery = 0
         wakeDrainersIfEmpty()
         log.debug(confirmed ? "Tracking ack acknowledged" : "Tracking ack not acknowledged in time; counted as delivered",
                   ackFields(ack.trackingId, ack.stage))
@@ -484,6 +503,7 @@ actor TrackingService {
             "openSessions": .number(Double(sessions.count)),
             "pendingAcks": .number(Double(outbox.count)),
             "delivered": .number(Double(deliveredCount)),
+            "droppedAcks": .number(Double(droppedAcks)),
             "connected": .bool(transport != nil),
             "unstoredWrites": .number(Double(failedWrites.count)),
             "lastError": JSONValue(lastError),
@@ -523,8 +543,14 @@ struct TrackingFeed: OverlayTracker {
         continuation.yield(.event(event))
     }
 
+    /// Waits while at most `settleLimit` events are behind, so a status read after an action
+    /// reflects it; a longer backlog (a flood of overlays) is not waited for: the read answers
+    /// at once with tracking figures that may trail by those events.
     func settled() async {
-        guard backlog.count.load(ordering: .acquiring) > 0 else { return }
+        let behind = backlog.count.load(ordering: .acquiring)
+        guard behind > 0, behind <= Self.settleLimit else { return }
         await withCheckedContinuation { continuation.yield(.settled($0)) }
     }
+
+    static let settleLimit = 256
 }
