@@ -117,4 +117,12 @@ import Testing
         let score = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
         #expect(score <= 2.0, "\(line)")
     }
+
+    /// The kernel, not only the daemon's own bounds, caps what a flood can make it hold.
+    @Test func serviceMemoryIsCapped() throws {
+        let unit = BuiltProducts.packageRoot.appendingPathComponent("systemd/interactived.service").path
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        let settings = text.split(separator: "\n").filter { $0.hasPrefix("MemoryMax=") || $0.hasPrefix("MemoryHigh=") }
+        #expect(settings == ["MemoryHigh=48M", "MemoryMax=64M"])
+    }
 }

@@ -63,6 +63,8 @@ struct ClientConnection: Sendable {
                     await handle(frame)
                 }
                 if context.queue.overflowed {
+                    log.warning("Client leaves its replies unread (over \(context.queue.replyByteLimit / 1024) KiB); disconnecting it",
+                                clientFields)
                     // The writer may be parked on a full socket: shutting it down wakes both sides.
                     shutdown(fd, Int32(SHUT_RDWR))
                     return
@@ -118,9 +120,6 @@ struct ClientConnection: Sendable {
                 context.queue.close()
                 return
             }
-        }
-        if context.queue.overflowed {
-            log.warning("Client leaves its replies unread; disconnecting it", clientFields)
         }
     }
 

@@ -1,0 +1,143 @@
+import Foundation
+import IPCProtocol
+import JSONValue
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Hostile input from local users and from the backend, against the real daemon (issue 12).
+@Suite struct HardeningTests {
+    private func rpcCode(_ body: () throws -> Void) -> Int? {
+        do {
+            try body()
+        } catch let IPCClientError.rpc(error) {
+            return error.code
+        } catch {
+            return nil
+        }
+        return nil
+    }
+
+    @Test func controlCharactersInValuesThatReachHeadersAreRefused() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        #expect(rpcCode { _ = try client.call("session.login", ["token": "tokC\rX-Injected-Token: yes", "userId": "u1"]) } == -32602)
+        #expect(rpcCode { _ = try client.call("session.login", ["token": "tok", "userId": "u\n1"]) } == -32602)
+        #expect(rpcCode { _ = try client.call("config.set", ["tenant": "onlive\u{0}v2"]) } == -32602)
+        #expect(rpcCode { _ = try client.call("config.set", ["insecureTLS": 1.5]) } == -32602)
+        #expect(try client.call("daemon.status")["session"]?["loggedIn"] == false)
+    }
+
+    @Test func requestIdsComeBackExactlyAsSent() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        for id in ["12345678901234567890", "9007199254740993", "-1.50"] {
+            try client.send(raw: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"daemon.hello"}"#.utf8) + [0x0A])
+            let line = try #require(try client.nextLine(timeoutMs: 5_000))
+            #expect(String(decoding: line, as: UTF8.self).contains(#""id":\#(id),"#), "\(id)")
+        }
+    }
+
+    @Test func aSocketPathThatIsNotASocketIsLeftAlone() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/precious.txt"
+        try "keep me".write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try runCommand([BuiltProducts.daemon, "--socket", path, "--state-directory", directory.path + "/state",
+                                     "--config", directory.path + "/none.json", "--log-target", "stderr"], timeoutMs: 10_000)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("is not a socket"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
+    }
+
+    /// Observers (here: nobody) fill every slot they may; the slot kept for the control role
+    /// still lets root in.
+    @Test func observersCannotLockPlayersOut() throws {
+        let directory = try TemporaryDirectory()
+        let configPath = directory.path + "/config.json"
+        try #"{"maxClients": 8}"#.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--config", configPath], directory: directory)
+        let script = """
+            import os, socket, sys
+            path = sys.argv[1]
+            def hello(s):
+                s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"daemon.hello"}\\n')
+                data = b''
+                while not data.endswith(b'\\n'):
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    data += chunk
+                return 'error' if b'TooManyClients' in data else ('ok' if b'"result"' in data else 'closed')
+            read_end, write_end = os.pipe()
+            child = os.fork()
+            if child == 0:
+                os.setgid(65534); os.setuid(65534)
+                held = []
+                results = []
+                for _ in range(9):
+                    s = socket.socket(socket.AF_UNIX); s.connect(path); results.append(hello(s)); held.append(s)
+                os.write(write_end, (' '.join(results) + '\\n').encode())
+                os.read(read_end, 1)
+                os._exit(0)
+            observers = b''
+            while not observers.endswith(b'\\n'):
+                observers += os.read(read_end, 100)
+            root = socket.socket(socket.AF_UNIX); root.connect(path)
+            print('observers', observers.decode().strip())
+            print('root', hello(root))
+            os.write(write_end, b'x'); os.waitpid(child, 0)
+            """
+        let result = try runCommand(["/usr/bin/python3", "-c", script, daemon.socketPath], timeoutMs: 20_000)
+        #expect(result.stdout.contains("observers ok ok ok ok ok ok ok error error"), "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("root ok"), "\(result.stdout) \(result.stderr)")
+        #expect(daemon.waitForLog("the remaining connections are kept for players"))
+    }
+
+    /// A client that sends requests and never reads the replies is cut off once 1 MiB of them
+    /// waits; others are served all along.
+    @Test func aClientLeavingRepliesUnreadIsCutOff() throws {
+        let daemon = try DaemonProcess()
+        let greedy = try daemon.client()
+        let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#.utf8) + [0x0A]
+        var sent = 0
+        do {
+            for _ in 0..<20_000 {
+                try greedy.send(raw: request)
+                sent += 1
+            }
+        } catch {
+            // The daemon shut the connection: the send fails.
+        }
+        #expect(daemon.waitForLog("leaves its replies unread", timeoutMs: 30_000), "sent \(sent)")
+        let other = try daemon.client()
+        #expect(try other.call("daemon.hello")["daemon"] == "interactived")
+    }
+
+    @Test func onlyHTTPURLsReachPlayers() throws {
+        let live = try LiveFixture()
+        let backend = live.backend
+        let cases = [("trk-file", "file:///etc/passwd"), ("trk-js", "javascript:alert(1)"),
+                     ("trk-data", "data:text/html,<b>x</b>"), ("trk-chrome", "chrome://settings")]
+        for (trackingId, url) in cases {
+            try backend.emitOverlay(room: "m1", backend.quiz("tl-\(trackingId)", extra: ["url": .string(url)]), trackingId: trackingId)
+        }
+        for (trackingId, _) in cases {
+            let rendered = try live.waitForAck(trackingId, "rendered")
+            #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "invalid_overlay_state", "\(trackingId)")
+        }
+        try live.player.expectNoEvent("overlay.show", withinMs: 300)
+        #expect(try live.status()["overlays"]?.arrayValue?.isEmpty == true)
+    }
+
+    /// The overflow that once crashed every box: an `_emitTimestamp` of Int64.min.
+    @Test func anAbsurdEmitTimestampIsIgnored() throws {
+        let live = try LiveFixture()
+        try live.backend.emit(room: "m1", event: "overlay", [
+            "data": live.backend.quiz("tl-min"), "_trackingId": "trk-min", "_emitTimestamp": -9223372036854775808,
+        ])
+        try live.player.waitForEvent("overlay.show") { $0["timelineId"] == "tl-min" }
+        let received = try live.waitForAck("trk-min", "received")
+        #expect(received["payload"]?["clientContext"]?["receiveLatencyMs"] == .null)
+        #expect(try live.player.call("daemon.hello")["daemon"] == "interactived")
+    }
+}
