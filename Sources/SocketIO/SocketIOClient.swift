@@ -2,19 +2,21 @@ import JSONValue
 
 /// A Socket.IO client that keeps one connection to one namespace, reconnecting as its policy says.
 ///
-/// Events and state changes come as `AsyncStream`s, each meant for a single consumer. Both buffer
-/// without bound, so a slow consumer never loses an event (memory grows instead). Emits made while
-/// disconnected wait in a bounded buffer, or fail at once with `EmitPolicy.fail`.
+/// Events and state changes come as asynchronous sequences, each meant for a single consumer.
+/// A slow consumer never loses an event: while its backlog of events is large, the client stops
+/// reading from the server (`EventFlow`), so memory stays bounded. Emits made while disconnected
+/// wait in a bounded buffer, or fail at once with `EmitPolicy.fail`.
 public actor SocketIOClient {
     /// Events sent by the server, in order (events that arrive before the CONNECT reply included).
-    public nonisolated let events: AsyncStream<SocketIOEvent>
+    public nonisolated let events: SocketIOEventStream
     /// Connection state changes, starting after `idle`.
     public nonisolated let states: AsyncStream<SocketIOConnectionState>
 
     private let configuration: SocketIOConfiguration
     private let credentials: @Sendable () async -> SocketIOCredentials
     private let log: @Sendable (SocketIOLogLevel, String) -> Void
-    private let eventsContinuation: AsyncStream<SocketIOEvent>.Continuation
+    private let eventsContinuation: AsyncStream<(SocketIOEvent, Int)>.Continuation
+    private let flow = EventFlow()
     private let statesContinuation: AsyncStream<SocketIOConnectionState>.Continuation
 
     private struct Outgoing {
@@ -56,7 +58,9 @@ public actor SocketIOClient {
         self.configuration = configuration
         self.credentials = credentials
         self.log = log
-        (events, eventsContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        let (eventStream, eventsContinuation) = AsyncStream<(SocketIOEvent, Int)>.makeStream(bufferingPolicy: .unbounded)
+        self.eventsContinuation = eventsContinuation
+        events = SocketIOEventStream(base: eventStream, flow: flow)
         (states, statesContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -177,10 +181,16 @@ public actor SocketIOClient {
                 for incoming in early { handle(incoming, epoch: epoch) }
                 flushBuffer(into: session)
                 let events = eventsContinuation
+                let flow = self.flow
+                flow.attach { [weak session] paused in session?.setReceivingPaused(paused) }
                 let reason = await session.run(
-                    onEvent: { events.yield($0) },
+                    onEvent: { event, size in
+                        events.yield((event, size))
+                        flow.produced(size: size)
+                    },
                     onAck: { [weak self] id, payload in await self?.resolveAck(id: id, payload: payload, epoch: epoch) })
                 self.session = nil
+                flow.attach(nil)
                 backoff.disconnected(at: .now)
                 failAcks(where: { $0.epoch == epoch }, with: .connectionLost("the connection ended before the ack: \(reason)"))
                 guard activeLoop == id, !Task.isCancelled else { break }
@@ -236,7 +246,10 @@ public actor SocketIOClient {
 
     private func handle(_ incoming: SocketIOSession.Incoming, epoch: Int) {
         switch incoming {
-        case .event(let event): eventsContinuation.yield(event)
+        case .event(let event):
+            // Early events (before the CONNECT reply) are few and small (`EarlyPackets`).
+            eventsContinuation.yield((event, 0))
+            flow.produced(size: 0)
         case .ack(let id, let payload): resolveAck(id: id, payload: payload, epoch: epoch)
         }
     }

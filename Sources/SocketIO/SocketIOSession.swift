@@ -14,10 +14,14 @@ final class SocketIOSession: Sendable {
     let socketId: String
     /// Identifies this connection among all connections of the client (for ack tokens).
     let epoch: Int
+    /// The most bytes of attachments one packet may carry (the configuration's `maxMessageBytes`).
+    private let attachmentByteLimit: Int
     private let log: @Sendable (SocketIOLogLevel, String) -> Void
 
-    private init(engine: EngineIOConnection, namespace: String, socketId: String, epoch: Int, log: @escaping @Sendable (SocketIOLogLevel, String) -> Void) {
+    private init(engine: EngineIOConnection, namespace: String, socketId: String, epoch: Int, attachmentByteLimit: Int,
+                 log: @escaping @Sendable (SocketIOLogLevel, String) -> Void) {
         self.engine = engine
+        self.attachmentByteLimit = attachmentByteLimit
         self.namespace = namespace
         self.socketId = socketId
         self.epoch = epoch
@@ -77,7 +81,8 @@ final class SocketIOSession: Sendable {
                 }
                 socketId = engine.handshake.sid
             }
-            let session = SocketIOSession(engine: engine, namespace: namespace, socketId: socketId, epoch: epoch, log: log)
+            let session = SocketIOSession(engine: engine, namespace: namespace, socketId: socketId, epoch: epoch,
+                                          attachmentByteLimit: configuration.maxMessageBytes, log: log)
             if early.dropped > 0 {
                 log(.warning, "dropped \(early.dropped) packets the server sent before its CONNECT reply (kept the first \(early.kept.count))")
             }
@@ -176,7 +181,7 @@ final class SocketIOSession: Sendable {
     /// `onEvent` (no extra thread hop); acknowledgements are handed to `onAck` in order, and all of
     /// them have been handed over when this returns.
     func run(
-        onEvent: @escaping @Sendable (SocketIOEvent) -> Void,
+        onEvent: @escaping @Sendable (SocketIOEvent, Int) -> Void,
         onAck: @escaping @Sendable (Int, SocketIOPayload) async -> Void
     ) async -> SocketIOError {
         let (acks, ackSink) = AsyncStream<(Int, SocketIOPayload)>.makeStream()
@@ -187,7 +192,7 @@ final class SocketIOSession: Sendable {
         let heartbeat = Task {
             try await engine.heartbeat()  // aborts the connection with .heartbeatTimeout
         }
-        let reader = PacketReader(namespace: namespace, epoch: epoch, log: log)
+        let reader = PacketReader(namespace: namespace, epoch: epoch, attachmentByteLimit: attachmentByteLimit, log: log)
         let reason = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<SocketIOError, Never>) in
                 engine.startReceiving(
@@ -205,6 +210,11 @@ final class SocketIOSession: Sendable {
         heartbeat.cancel()
         await ackConsumer.value
         return reason
+    }
+
+    /// Stops or resumes reading from the server (flow control: the consumer of events is behind).
+    func setReceivingPaused(_ paused: Bool) {
+        engine.webSocket.setReceivingPaused(paused)
     }
 
     /// Sends one packet and its attachments back to back.
@@ -245,12 +255,15 @@ struct EarlyPackets {
 /// Decoding state of a connected session's incoming packets. Used only on the reactor thread
 /// (push mode delivers messages one at a time), hence the unchecked Sendable.
 private final class PacketReader: @unchecked Sendable {
-    private var assembler = SocketIOBinaryAssembler()
+    private var assembler: SocketIOBinaryAssembler
+    /// Bytes of the packet being assembled (its text and attachments so far).
+    private var packetBytes = 0
     private let namespace: String
     private let epoch: Int
     private let log: @Sendable (SocketIOLogLevel, String) -> Void
 
-    init(namespace: String, epoch: Int, log: @escaping @Sendable (SocketIOLogLevel, String) -> Void) {
+    init(namespace: String, epoch: Int, attachmentByteLimit: Int, log: @escaping @Sendable (SocketIOLogLevel, String) -> Void) {
+        assembler = SocketIOBinaryAssembler(byteLimit: attachmentByteLimit)
         self.namespace = namespace
         self.epoch = epoch
         self.log = log
@@ -258,22 +271,27 @@ private final class PacketReader: @unchecked Sendable {
 
     /// Handles one Engine.IO message; returns a reason to stop, or nil to go on.
     func handle(
-        _ message: EngineIOMessage, onEvent: (SocketIOEvent) -> Void, onAck: (Int, SocketIOPayload) -> Void
+        _ message: EngineIOMessage, onEvent: (SocketIOEvent, Int) -> Void, onAck: (Int, SocketIOPayload) -> Void
     ) -> SocketIOError? {
         let complete: (SocketIOPacket, [[UInt8]])?
         do {
             switch message {
-            case .text(let bytes): complete = try assembler.start(try SocketIOCodec.decode(bytes))
-            case .binary(let data): complete = try assembler.add(data)
+            case .text(let bytes):
+                packetBytes = bytes.count
+                complete = try assembler.start(try SocketIOCodec.decode(bytes))
+            case .binary(let data):
+                packetBytes += data.count
+                complete = try assembler.add(data)
             }
         } catch {
             return WebSocket.classify(error)
         }
         guard let (packet, attachments) = complete, packet.namespace == namespace else { return nil }
+        let size = packetBytes
         switch packet.type {
         case .event, .binaryEvent, .ack, .binaryAck:
             switch SocketIOSession.makeIncoming(packet, attachments, epoch: epoch) {
-            case .event(let event)?: onEvent(event)
+            case .event(let event)?: onEvent(event, size)
             case .ack(let id, let payload)?: onAck(id, payload)
             case nil: log(.warning, "ignored a malformed \(packet.type) packet")
             }

@@ -20,6 +20,8 @@ final class Transport: @unchecked Sendable {
     private var onWritable: (() -> Void)?
     private var pendingRead: CheckedContinuation<[UInt8], any Error>?
     private var pushHandler: (@Sendable (Result<[UInt8], any Error>) -> Void)?
+    /// Push mode: reading stops while the consumer is behind (see `setReceivingPaused`).
+    private var receivingPaused = false
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var failure: (any Error)?
@@ -195,15 +197,25 @@ final class Transport: @unchecked Sendable {
         }
     }
 
+    /// Push mode: stops reading while `paused` (what the peer sends waits in the kernel's buffer
+    /// and TCP slows the peer down), so a consumer that falls behind bounds what is buffered.
+    func setReceivingPaused(_ paused: Bool) {
+        reactor.execute { [weak self] in
+            guard let self, self.receivingPaused != paused else { return }
+            self.receivingPaused = paused
+            if !paused { self.pump() }
+        }
+    }
+
     private func pump() {
-        guard let handler = pushHandler else { return }
+        guard let handler = pushHandler, !receivingPaused else { return }
         do {
             // A bounded number of chunks per turn, so that queued writes (pongs) are not starved.
             for _ in 0..<16 {
                 switch try readChunk() {
                 case .data(let bytes):
                     handler(.success(bytes))
-                    guard pushHandler != nil else { return }
+                    guard pushHandler != nil, !receivingPaused else { return }
                 case .endOfStream:
                     pushHandler = nil
                     handler(.success([]))

@@ -287,6 +287,11 @@ public final class WebSocket: @unchecked Sendable {
         transport.abort(after: timeout, SocketIOError.connectionLost("close handshake timed out"))
     }
 
+    /// Push mode: stops or resumes reading (see `Transport.setReceivingPaused`).
+    func setReceivingPaused(_ paused: Bool) {
+        transport.setReceivingPaused(paused)
+    }
+
     /// Closes the connection at once; a pending `receive()` throws `error`.
     func abort(_ error: SocketIOError) {
         transport.abort(error)

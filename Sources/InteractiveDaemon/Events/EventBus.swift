@@ -33,9 +33,9 @@ actor EventBus {
     private var subscribers: [Int: Subscriber] = [:]
     private var status: [String: JSONValue] = [:]
 
-    /// Defaults: the last 4096 events, or fewer when they exceed 4 MiB; a replay of 512 KiB at
+    /// Defaults: the last 4096 events, or fewer when they exceed 2 MiB; a replay of 512 KiB at
     /// most (docs/ipc.md, "Limits").
-    init(bootId: String, ringCapacity: Int = 4096, ringByteCapacity: Int = 4 * 1024 * 1024,
+    init(bootId: String, ringCapacity: Int = 4096, ringByteCapacity: Int = 2 * 1024 * 1024,
          replayByteLimit: Int = 512 * 1024) {
         self.bootId = bootId
         ring = ReplayRing(capacity: ringCapacity, byteCapacity: ringByteCapacity)

@@ -50,8 +50,8 @@ final class OutboundQueue: Sendable {
     private let socket: Int32?
     private let state = Mutex(State())
 
-    /// Defaults: 256 KiB of events and 1 MiB of replies per connection (docs/ipc.md, "Limits").
-    init(eventLimit: Int, eventByteLimit: Int = 256 * 1024, replyByteLimit: Int = 1024 * 1024, socket: Int32? = nil) {
+    /// Defaults: 128 KiB of events and 1 MiB of replies per connection (docs/ipc.md, "Limits").
+    init(eventLimit: Int, eventByteLimit: Int = 128 * 1024, replyByteLimit: Int = 1024 * 1024, socket: Int32? = nil) {
         self.eventLimit = eventLimit
         self.eventByteLimit = eventByteLimit
         self.replyByteLimit = replyByteLimit

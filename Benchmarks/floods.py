@@ -1,0 +1,260 @@
+"""Floods from a hostile backend and from local users, with the local API's latency and the
+daemon's memory measured throughout (issue 12: "answers within 100 ms p99, RSS under 32 MiB").
+
+A hostile Socket.IO server (python-socketio on aiohttp, 127.0.0.1) plays the backend. The real
+daemon connects to it and joins a room. Then, one after the other:
+
+  baseline     nothing happens (the figures to compare with)
+  observers    24 local connections subscribe to every event and never read, while the server
+               sends 2,000 overlays
+  overlays     20,000 tracked overlays as fast as the server sends them; emit-acks never acked
+  large-raw    600 overlays each carrying 500 KB of extra fields (kept in `raw`)
+  attachments  100 binary packets of 20 attachments of 1 MiB each (over the per-packet bound)
+  early        on each reconnect, 2,000 events before the CONNECT reply
+
+During each phase a probe connection calls `daemon.hello` and `daemon.status` every 20 ms;
+RSS (VmRSS) is read every 50 ms. Printed per phase: probe p50/p99/max, RSS max, RSS after.
+
+Usage: python3 Benchmarks/floods.py [--daemon PATH]   (default: the release build if present,
+else the debug build). Build the shipped binary with `swift build -c release -Xswiftc
+-static-stdlib`. Everything runs on 127.0.0.1 and stops by itself.
+"""
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+
+import socketio
+from aiohttp import web
+
+ROOM = "m1"
+
+
+class HostileBackend:
+    """The server side: acks join-room, never acks emit-ack, floods on request."""
+
+    def __init__(self):
+        self.sio = socketio.AsyncServer(async_mode="aiohttp", logger=False, engineio_logger=False,
+                                        max_http_buffer_size=64 << 20)
+        self.app = web.Application()
+        self.sio.attach(self.app, socketio_path="socket.io")
+        self.joined = asyncio.Event()
+        self.early_events = 0
+        self.sids = set()
+        self.sio.on("connect", self.on_connect)
+        self.sio.on("disconnect", self.on_disconnect)
+        self.sio.on("join-room", self.on_join)
+
+    async def on_connect(self, sid, environ, auth):
+        self.sids.add(sid)
+        # Events sent from the connect handler reach the client before the CONNECT reply.
+        for number in range(self.early_events):
+            await self.sio.emit("overlay", overlay(f"early-{number}", tracked=False), to=sid)
+
+    async def on_disconnect(self, sid, *args):
+        self.sids.discard(sid)
+
+    async def on_join(self, sid, data):
+        await self.sio.enter_room(sid, ROOM)
+        self.joined.set()
+        return {"ok": True}
+
+    async def start(self):
+        runner = web.AppRunner(self.app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        return runner, site._server.sockets[0].getsockname()[1]
+
+
+def overlay(timeline, tracked=True, extra=None):
+    body = {"timelineId": timeline, "typeTimeline": 1, "url": f"http://127.0.0.1/q.html?id={timeline}",
+            "position": {"alignment": 4, "width": 40, "height": 30}, "duration": 30, "targets": ["all"]}
+    if extra:
+        body.update(extra)
+    if not tracked:
+        return {"data": body}
+    return {"data": body, "_trackingId": f"trk-{timeline}", "_emitTimestamp": int(time.time() * 1000)}
+
+
+class Probe:
+    """One local connection that times requests; everything else in the phase is load."""
+
+    def __init__(self, path):
+        self.path = path
+        self.latencies = []
+        self.failures = 0
+
+    async def run(self, stop):
+        reader, writer = await asyncio.open_unix_connection(self.path, limit=8 << 20)
+        number = 0
+        while not stop.is_set():
+            for method in ("daemon.hello", "daemon.status"):
+                number += 1
+                line = json.dumps({"jsonrpc": "2.0", "id": number, "method": method}).encode() + b"\n"
+                started = time.perf_counter()
+                writer.write(line)
+                await writer.drain()
+                try:
+                    await asyncio.wait_for(reader.readline(), 5)
+                    self.latencies.append((time.perf_counter() - started) * 1000)
+                except asyncio.TimeoutError:
+                    self.failures += 1
+            await asyncio.sleep(0.02)
+        writer.close()
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def sample_rss(pid, stop, samples):
+    while not stop.is_set():
+        samples.append(rss_kib(pid))
+        await asyncio.sleep(0.05)
+
+
+def percentile(values, fraction):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+async def silent_observers(path, count):
+    """`count` connections that subscribe and then never read."""
+    sockets = []
+    for _ in range(count):
+        sock = socket.socket(socket.AF_UNIX)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(path)
+        sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}\n')
+        sockets.append(sock)
+    return sockets
+
+
+async def phase(name, daemon, path, work, results):
+    stop = asyncio.Event()
+    probe = Probe(path)
+    samples = []
+    tasks = [asyncio.create_task(probe.run(stop)), asyncio.create_task(sample_rss(daemon.pid, stop, samples))]
+    await asyncio.sleep(0.3)
+    started = time.perf_counter()
+    await work()
+    await asyncio.sleep(1.0)
+    stop.set()
+    await asyncio.gather(*tasks)
+    await asyncio.sleep(1.5)
+    after = rss_kib(daemon.pid)
+    results.append((name, time.perf_counter() - started, probe, max(samples or [0]), after))
+    print(f"  {name:12s} p50 {percentile(probe.latencies, 0.5):7.2f} ms  p99 {percentile(probe.latencies, 0.99):7.2f} ms"
+          f"  max {max(probe.latencies or [float('nan')]):7.2f} ms  timeouts {probe.failures}"
+          f"  RSS max {max(samples or [0]) / 1024:6.1f} MiB  after {after / 1024:6.1f} MiB", flush=True)
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    release = os.path.join(root, ".build/release/interactived")
+    parser.add_argument("--daemon", default=release if os.path.exists(release) else os.path.join(root, ".build/debug/interactived"))
+    args = parser.parse_args()
+
+    backend = HostileBackend()
+    runner, port = await backend.start()
+    work = tempfile.mkdtemp(prefix="floods-")
+    path = os.path.join(work, "d.sock")
+    origin = f"http://127.0.0.1:{port}"
+    daemon = subprocess.Popen([args.daemon, "--socket", path, "--state-directory", os.path.join(work, "state"),
+                               "--config", os.path.join(work, "none.json"), "--socket-url", origin, "--api-url", origin,
+                               "--tenant", "onlivev2", "--os", "linuxstb", "--log-target", "stderr"],
+                              stderr=open(os.path.join(work, "daemon.log"), "wb"))
+    try:
+        for _ in range(200):
+            if os.path.exists(path):
+                break
+            await asyncio.sleep(0.05)
+        ctl_reader, ctl_writer = await asyncio.open_unix_connection(path)
+        ctl_writer.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "room.join",
+                                     "params": {"mediaId": ROOM, "mode": "live"}}).encode() + b"\n")
+        await ctl_writer.drain()
+        await asyncio.wait_for(ctl_reader.readline(), 15)
+        await asyncio.wait_for(backend.joined.wait(), 15)
+        print(f"daemon {args.daemon} (pid {daemon.pid}); hostile backend on {origin}")
+        results = []
+
+        async def nothing():
+            await asyncio.sleep(2)
+
+        async def observers():
+            held = await silent_observers(path, 24)
+            for number in range(2000):
+                await backend.sio.emit("overlay", overlay(f"obs-{number}", extra={"pad": "x" * 2000}), room=ROOM)
+                if number % 50 == 0:
+                    await asyncio.sleep(0)
+            await asyncio.sleep(2)
+            for sock in held:
+                sock.close()
+
+        async def overlays():
+            for number in range(20_000):
+                await backend.sio.emit("overlay", overlay(f"flood-{number}"), room=ROOM)
+                if number % 100 == 0:
+                    await asyncio.sleep(0)
+
+        async def large_raw():
+            for number in range(600):
+                await backend.sio.emit("overlay", overlay(f"raw-{number}", extra={"blob": "y" * 500_000}), room=ROOM)
+                if number % 10 == 0:
+                    await asyncio.sleep(0)
+
+        async def attachments():
+            for number in range(100):
+                await backend.sio.emit("overlay", {"parts": [b"z" * (1 << 20)] * 20}, room=ROOM)
+                await asyncio.sleep(0.05)
+
+        async def early():
+            backend.early_events = 2000
+            for sid in list(backend.sids):
+                await backend.sio.disconnect(sid)
+            backend.joined.clear()
+            await asyncio.wait_for(backend.joined.wait(), 30)
+
+        print("phase        local API latency (hello + status)                RSS")
+        await phase("baseline", daemon, path, nothing, results)
+        await phase("observers", daemon, path, observers, results)
+        await phase("overlays", daemon, path, overlays, results)
+        await phase("large-raw", daemon, path, large_raw, results)
+        await phase("attachments", daemon, path, attachments, results)
+        await phase("early", daemon, path, early, results)
+        worst_p99 = max(percentile(probe.latencies, 0.99) for _, _, probe, _, _ in results)
+        worst_rss = max(rss for _, _, _, rss, _ in results)
+        timeouts = sum(probe.failures for _, _, probe, _, _ in results)
+        print(f"worst p99 {worst_p99:.2f} ms (target < 100), worst RSS {worst_rss / 1024:.1f} MiB (target < 32), "
+              f"requests without a reply in 5 s: {timeouts}; daemon still running: {daemon.poll() is None}")
+        ctl_writer.close()
+        if os.environ.get("FLOODS_PAUSE"):
+            print("paused", daemon.pid, work, flush=True)
+            await asyncio.sleep(float(os.environ["FLOODS_PAUSE"]))
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        try:
+            daemon.wait(10)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+        await runner.cleanup()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
