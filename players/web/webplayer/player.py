@@ -18,7 +18,7 @@ log = logging.getLogger("player")
 
 EVENT_TYPES = ["overlay.", "player.controls", "predict.button", "login.required",
                "fanclub.required", "answer."]
-AUTOPILOT_DELAY = 3.0
+AUTOPILOT_DELAY = 1.0
 
 
 class Screenshots:
