@@ -158,6 +158,10 @@ class Remote:
     async def click(self, x: float, y: float) -> None:
         await self._screen.click(x, y)
 
+    async def tv(self, function: str, *arguments: Any) -> Any:
+        """``window.tv.<function>(...)`` in the TV page."""
+        return await self._screen.tv(function, *arguments)
+
     async def frame_urls(self) -> list[str]:
         targets = (await self.cdp.send("Target.getTargets"))["targetInfos"]
         return [t["url"] for t in targets if t["type"] == "iframe"]
