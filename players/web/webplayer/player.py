@@ -11,6 +11,7 @@ from typing import Any, Optional
 import interactived_client
 from interactived_client import ConnectionClosed, DaemonError
 
+from .cdp import CDPError
 from .frames import LoadOutcome
 from .screen import Screen
 
@@ -66,7 +67,11 @@ class WebPlayer:
             stream = client.events(types=EVENT_TYPES)
             await self._redraw(await stream.open())
             async for event in stream:
-                await self._handle(event["type"], event["data"])
+                try:
+                    await self._handle(event["type"], event["data"])
+                except (CDPError, RuntimeError, asyncio.TimeoutError) as error:
+                    # One event the page could not draw must not stop the player.
+                    log.warning("%s not drawn: %s", event["type"], error)
         finally:
             sending.cancel()
             for task in [*self._load_timers.values(), *self._tasks]:

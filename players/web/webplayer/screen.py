@@ -24,10 +24,11 @@ READY_TIMEOUT = 20.0
 
 
 def frame_script() -> str:
-    """What runs first in every overlay frame: spatial navigation and the IOS shim, wrapped."""
+    """What runs first in every overlay frame: spatial navigation and the IOS shim, wrapped in
+    one function so that they add nothing to the page's globals but the IOS object."""
     spatial = (PAGE_DIR / "spatial.js").read_text()
     shim = (PAGE_DIR / "shim.js").read_text()
-    return "(function () {\n" + spatial + "\n" + shim + "\n})();\n"
+    return "(function () {\n'use strict';\n" + spatial + "\n" + shim + "\n})();\n"
 
 
 class Screen:
@@ -119,11 +120,14 @@ class Screen:
         return True
 
     async def settle(self) -> None:
-        """Waits until the TV page painted twice (what changed is on screen)."""
-        await asyncio.wait_for(self.send("Runtime.evaluate", {
-            "expression": "new Promise(function (done) { requestAnimationFrame(function () {"
-                          " requestAnimationFrame(function () { done(true); }); }); })",
-            "awaitPromise": True}), 3)
+        """Waits (at most 3 s) until the TV page painted twice: what changed is on screen."""
+        try:
+            await asyncio.wait_for(self.send("Runtime.evaluate", {
+                "expression": "new Promise(function (done) { requestAnimationFrame(function () {"
+                              " requestAnimationFrame(function () { done(true); }); }); })",
+                "awaitPromise": True}), 3)
+        except asyncio.TimeoutError:
+            log.info("the TV page did not paint within 3 s")
         await asyncio.sleep(0.1)  # out-of-process frames reach the compositor a moment later
 
     async def screenshot(self, path: Path) -> None:

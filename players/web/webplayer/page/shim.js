@@ -6,7 +6,6 @@
  * remote: arrows move the focus, Enter activates (the browser's own behaviour), Back returns
  * the focus to the TV page.
  */
-'use strict';
 if (window === window.top) { return; }
 
 var BINDING = '__interactivedBridge';
