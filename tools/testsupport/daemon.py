@@ -39,21 +39,32 @@ class DaemonProcess:
         self.directory = Path(tempfile.mkdtemp(prefix="icpy-", dir="/tmp"))
         self.socket_path = str(self.directory / "d.sock")
         self.log_path = self.directory / "daemon.log"
+        self._command = [str(binary or built_products() / "interactived"), "--socket", self.socket_path,
+                         "--state-directory", str(self.directory / "state"), "--config",
+                         "/nonexistent.json", "--log-target", "stderr", *arguments]
+        self._log = self.log_path.open("ab")
+        self._start()
+
+    def _start(self) -> None:
         environment = {key: value for key, value in os.environ.items()
                        if key not in ("NOTIFY_SOCKET", "JOURNAL_STREAM", "LISTEN_FDS", "LISTEN_PID",
                                       "WATCHDOG_USEC", "WATCHDOG_PID", "INTERACTIVED_SOCKET",
                                       "INTERACTIVED_CONFIG")}
-        self._log = self.log_path.open("wb")
-        self.process = subprocess.Popen(
-            [str(binary or built_products() / "interactived"), "--socket", self.socket_path,
-             "--state-directory", str(self.directory / "state"), "--config", "/nonexistent.json",
-             "--log-target", "stderr", *arguments],
-            env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log)
+        self.process = subprocess.Popen(self._command, env=environment, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL, stderr=self._log)
         try:
             self._wait_listening()
         except BaseException:
             self.stop()
             raise
+
+    def restart(self, timeout: float = 10.0) -> int:
+        """Stops the daemon (SIGTERM, bounded wait) and starts it again on the same socket and
+        state directory: a new boot. Returns the first run's exit status."""
+        self.process.send_signal(signal.SIGTERM)
+        status = self.process.wait(timeout)
+        self._start()
+        return status
 
     def _wait_listening(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT

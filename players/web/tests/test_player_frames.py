@@ -1,10 +1,11 @@
-"""Overlay frames in the real browser: where they land, failed loads, replaced frames."""
+"""Overlay frames in the real browser: where they land, failed loads, replaced frames, a daemon restart."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
 
+import interactived_client
 import pytest
 from PIL import Image, ImageChops
 from webplayer_support import emit_overlay, eventually, next_event, overlay_spec
@@ -97,3 +98,38 @@ async def _screenshot(player, overlay_id):
 
 async def _frames_with(remote, url_part):
     return any(url_part in url for url in await remote.frame_urls())
+
+
+async def test_the_player_follows_a_daemon_restart(backend, daemon, viewer, player, remote):
+    stream = viewer.events(types=["overlay."])
+    await asyncio.wait_for(stream.open(), WAIT)
+    await emit_overlay(backend, overlay_spec("before", f"{backend.base_url}/templates/quiz.html?id=before"))
+    before = (await next_event(stream, "overlay.show"))["overlayId"]
+    await next_event(stream, "overlay.reveal", before)
+    await viewer.close()
+
+    assert await asyncio.to_thread(daemon.restart) == 0
+    # A new boot has no overlay: the player reconnects and redraws from the snapshot.
+    await eventually(lambda: _no_overlays(remote), "the old overlay gone after the restart")
+    assert player.log().count("connected to interactived") == 2
+
+    client = await interactived_client.connect(daemon.socket_path)
+    try:
+        await client.call("session.login", {"token": "token-alice", "userId": "alice", "displayName": "Alice"})
+        await client.call("room.join", {"mediaId": "m1", "mode": "live"})
+        again = client.events(types=["overlay."])
+        await asyncio.wait_for(again.open(), WAIT)
+        await emit_overlay(backend, overlay_spec("after", f"{backend.base_url}/templates/quiz.html?id=after"))
+        after = (await next_event(again, "overlay.show"))["overlayId"]
+        await next_event(again, "overlay.reveal", after)
+        await eventually(lambda: _revealed(remote, after), "the new boot's overlay revealed")
+    finally:
+        await client.close()
+
+
+async def _no_overlays(remote):
+    return (await remote.state())["overlays"] == []
+
+
+async def _revealed(remote, overlay_id):
+    return [o["overlayId"] for o in (await remote.state())["overlays"] if o["revealed"]] == [overlay_id]
