@@ -1,0 +1,1 @@
+"""The reference web player: interactived's events rendered by Chromium (DevTools protocol)."""
