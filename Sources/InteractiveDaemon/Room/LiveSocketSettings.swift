@@ -30,8 +30,14 @@ struct LiveSocketSettings: Sendable, Equatable {
         configuration.protocolVersion = protocolVersion
         configuration.reconnect = reconnect
         configuration.tls = tls
+        configuration.maxMessageBytes = Self.maxMessageBytes
         return configuration
     }
+
+    /// The largest message the daemon takes from the backend (and the most bytes of binary
+    /// attachments one packet may carry). Overlays and results are small JSON; a larger message
+    /// drops the connection, which is made again (docs/ipc.md, "Limits").
+    static let maxMessageBytes = 1 << 20
 
     /// Handshake headers and auth for the viewer (BACKEND.md, Handshake). Read again before
     /// every connection attempt, so a new login applies to the next connection.

@@ -26,7 +26,7 @@ package struct AckOutbox {
     package static let maxLanes = 8
     /// At most this many acks wait (an offline daemon under a flood of overlays must not grow
     /// without bound); beyond it the oldest are dropped (docs/ipc.md, "Limits").
-    package static let capacity = 2048
+    package static let capacity = 1024
 
     package init() {}
 
