@@ -73,6 +73,12 @@ enum ConfigKeys {
         ConfigKey(name: "httpTimeoutMs", runtime: true) { value in
             try integer(value, key: "httpTimeoutMs", range: 100...600_000)
         },
+        ConfigKey(name: "playbackUrl", runtime: true) { value in
+            try url(value, key: "playbackUrl", schemes: ["http", "https"])
+        },
+        ConfigKey(name: "playbackTimeoutMs", runtime: true) { value in
+            try integer(value, key: "playbackTimeoutMs", range: 100...600_000)
+        },
         ConfigKey(name: "caFile", runtime: true) { value in try nonEmptyString(value, key: "caFile") },
         ConfigKey(name: "insecureTLS", runtime: true) { value in try boolean(value, key: "insecureTLS") },
         ConfigKey(name: "protocol", runtime: true) { value in try oneOf(value, key: "protocol", ["v4", "v2"]) },

@@ -17,6 +17,7 @@ struct ConfigLayers: Sendable, Equatable {
             "deviceClass": "settopbox",
             "viewport": ["width": 1920, "height": 1080],
             "httpTimeoutMs": 10000,
+            "playbackTimeoutMs": 15000,
             "insecureTLS": false,
             "protocol": "v4",
             "reconnect": ["baseMs": 500, "capMs": 30000, "factor": 2],

@@ -14,6 +14,10 @@ public struct Settings: Sendable, Equatable {
     public var apiURL: String?
     public var leaderboardURL: String?
     public var httpTimeoutMs: Int
+    /// Origin of the playback API (`playbackUrl`, else `apiUrl`).
+    public var playbackURL: String?
+    /// Timeout of one play request (`playbackTimeoutMs`).
+    public var playbackTimeoutMs: Int
     public var caFile: String?
     public var insecureTLS: Bool
     /// `v4` (Engine.IO 4, Socket.IO 5) or `v2` (Engine.IO 3, Socket.IO 4).
@@ -37,6 +41,8 @@ public struct Settings: Sendable, Equatable {
         apiURL = effective["apiUrl"]?.stringValue
         leaderboardURL = effective["leaderboardUrl"]?.stringValue
         httpTimeoutMs = effective["httpTimeoutMs"]?.intValue ?? 10000
+        playbackURL = effective["playbackUrl"]?.stringValue ?? apiURL
+        playbackTimeoutMs = effective["playbackTimeoutMs"]?.intValue ?? 15000
         caFile = effective["caFile"]?.stringValue
         insecureTLS = effective["insecureTLS"]?.boolValue ?? false
         protocolVersion = effective["protocol"]?.stringValue ?? "v4"
@@ -56,6 +62,14 @@ public struct Settings: Sendable, Equatable {
         if os == nil { missing.append("os") }
         if socketURL == nil { missing.append("socketUrl") }
         if apiURL == nil { missing.append("apiUrl") }
+        return missing
+    }
+
+    /// Keys play tickets need that are not set (`apiUrl` stands for `playbackUrl` too).
+    public var missingForPlayback: [String] {
+        var missing: [String] = []
+        if tenant == nil { missing.append("tenant") }
+        if playbackURL == nil { missing.append("apiUrl") }
         return missing
     }
 
