@@ -154,7 +154,7 @@ struct RequestRouter: Sendable {
             return .result(try await playback.start(filmId: filmId, episodeNo: episodeNo, unionInfo: device["unionInfo"]?.stringValue,
                                                     drmKek: device["drmKek"]?.stringValue))
         case .playbackError:
-            _ = try params.optionalString("message")
+            // `message` (the SDK's text) is never branched on.
             return .result(try await playback.playerError(position: try position(params)))
         case .playbackForeground:
             return .result(try await playback.foreground(position: try position(params)))

@@ -13,7 +13,7 @@ actor RoomController {
     let overlays: OverlayManager
     let predict: PredictManager
     /// Told of every login and logout: prefetched play tickets belong to one viewer.
-    let playback: PlaybackManager?
+    let playback: PlaybackManager
     var settings: Settings
     private(set) var session = ViewerSession.anonymous
     var room: Room?
@@ -41,7 +41,7 @@ actor RoomController {
     var vod: VODPlayback?
 
     init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, predict: PredictManager, tracking: TrackingService,
-         settings: Settings, playback: PlaybackManager? = nil) async {
+         settings: Settings, playback: PlaybackManager) async {
         self.tracking = tracking
         self.playback = playback
         self.predict = predict
@@ -79,7 +79,7 @@ actor RoomController {
 
     private func sessionChanged() async {
         await bus.publish(EventType.sessionState, session.publicState, section: "session", status: session.publicState)
-        await playback?.sessionChanged(session)
+        await playback.sessionChanged(session)
         await overlays.setContext(roomContext)
         if let room, room.mode == .live, room.state != .left {
             await reconnectLive(reason: "new login")
