@@ -136,6 +136,18 @@ import Testing
         #expect(failing.handle(.fetched(requestId: 2, .timedOut), nowMs: Self.now).isEmpty)
     }
 
+    @Test func startingTheEpisodeThatPlaysKeepsItPlaying() {
+        var core = Self.playingCore()
+        let started = core.handle(.start(Self.episode1, unionInfo: "u-1", drmKek: "k-1"), nowMs: Self.now)
+        #expect(Self.states(started) == [.loading])
+        let failed = core.handle(.fetched(requestId: 2, .networkFailure), nowMs: Self.now)
+        #expect(failed == [.state(Self.episode1, .playing)])
+        _ = core.handle(.start(Self.episode1, unionInfo: "u-1", drmKek: "k-1"), nowMs: Self.now)
+        let replied = core.handle(.fetched(requestId: 3, .reply(.tickets(current: Self.ticket("v-1b"), next: []))), nowMs: Self.now)
+        #expect(replied == [.state(Self.episode1, .playing)])
+        #expect(core.current?.ticket.vid == "v-1")
+    }
+
     @Test func aPrefetchedTicketWithAMinuteOrLessLeftIsNotUsed() {
         var core = Self.playingCore(nextSecondsLeft: 60)
         let effects = core.handle(.start(Self.episode2, unionInfo: "u-1", drmKek: "k-1"), nowMs: Self.now)

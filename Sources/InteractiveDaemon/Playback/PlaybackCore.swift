@@ -193,6 +193,10 @@ struct PlaybackCore: Sendable {
         case .networkFailure, .timedOut, .undecodable:
             if !alreadyPlays { say(episode, .message(PlaybackScreen.takingLonger, canRetry: true), into: &effects) }
         }
+        // The episode that already plays goes on: a screen left at `loading` says so again.
+        if alreadyPlays, screen?.episode != episode || screen?.screen != .playing {
+            say(episode, .playing, into: &effects)
+        }
     }
 
     // MARK: Refresh
