@@ -80,4 +80,7 @@ public enum EventType {
     public static let answerResult = "answer.result"
     public static let predictButton = "predict.button"
     public static let eventsLagged = "events.lagged"
+    public static let playbackState = "playback.state"
+    public static let playbackPlay = "playback.play"
+    public static let playbackPreload = "playback.preload"
 }

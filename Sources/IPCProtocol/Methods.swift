@@ -24,6 +24,10 @@ public enum IPCMethod: String, Sendable, CaseIterable {
     case eventsUnsubscribe = "events.unsubscribe"
     case interactiveStatus = "interactive.status"
     case leaderboardURL = "leaderboard.url"
+    case playbackStart = "playback.start"
+    case playbackError = "playback.error"
+    case playbackForeground = "playback.foreground"
+    case playbackStop = "playback.stop"
 
     /// Methods any local user may call; everything else needs the control role.
     public var isObserverAllowed: Bool {

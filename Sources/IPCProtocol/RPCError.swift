@@ -54,6 +54,8 @@ public enum DaemonErrorName: String, Sendable, CaseIterable {
     case unknownOverlay = "interactive.UnknownOverlay"
     case tooManyClients = "interactive.TooManyClients"
     case scenarioUnavailable = "interactive.ScenarioUnavailable"
+    /// A device value from the player's SDK is unusable; `data.field` names it.
+    case invalidDeviceValues = "interactive.InvalidDeviceValues"
 }
 
 extension RPCError {

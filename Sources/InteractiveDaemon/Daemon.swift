@@ -85,8 +85,9 @@ public enum Daemon {
         let overlays = OverlayManager(bus: bus, store: store, log: log)
         await overlays.setTracker(tracking.feed)
         let predict = PredictManager(bus: bus, store: store, overlays: overlays, log: log)
+        let playback = await PlaybackManager(bus: bus, log: log, settings: { await config.settings })
         let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, predict: predict,
-                                         tracking: tracking, settings: settings)
+                                         tracking: tracking, settings: settings, playback: playback)
         await config.observe { updated in await rooms.settingsChanged(updated) }
         if settings.insecureTLS {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
@@ -120,7 +121,7 @@ public enum Daemon {
             "socket": ["path": JSONValue(listener.path), "activated": .bool(listener.activated)],
             "store": ["path": .string(store.path), "corruptMovedTo": JSONValue(store.corruptMovedTo)],
         ])
-        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, tracking: tracking.feed,
+        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, playback: playback, tracking: tracking.feed,
                                    version: interactivedVersion)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: 1024, log: log)

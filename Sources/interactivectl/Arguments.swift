@@ -8,6 +8,7 @@ struct Arguments: Sendable {
     static let valueOptions: Set<String> = [
         "--socket", "--type", "--token-file", "--user-id", "--display-name", "--timeout", "--since", "--mode",
         "--reason", "--status",
+        "--union-info", "--drm-kek",
     ]
 
     init(_ raw: [String]) throws(UsageError) {

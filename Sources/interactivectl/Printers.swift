@@ -74,6 +74,6 @@ struct EventPrinter {
             members.removeValue(forKey: "raw")
             data = .object(members)
         }
-        output.line("\(output.dim(time)) \(output.dim(seq)) \(type) \(Output.pairs(data))")
+        output.line("\(output.dim(time)) \(output.dim(seq)) \(type) \(PlaybackEventText.describe(event.type, data) ?? Output.pairs(data))")
     }
 }

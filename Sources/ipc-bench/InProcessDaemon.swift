@@ -36,11 +36,12 @@ struct InProcessDaemon {
         let overlays = OverlayManager(bus: bus, store: store, log: log)
         await overlays.setTracker(tracking.feed)
         let predict = PredictManager(bus: bus, store: store, overlays: overlays, log: log)
+        let playback = await PlaybackManager(bus: bus, log: log, settings: { await config.settings })
         let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, predict: predict,
-                                         tracking: tracking, settings: settings)
+                                         tracking: tracking, settings: settings, playback: playback)
         let roles = RolePolicy(daemonUID: geteuid(), privilegedGroup: settings.privilegedGroup)
         let listener = try UnixListener.bind(path: socketPath)
-        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, tracking: tracking.feed,
+        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, playback: playback, tracking: tracking.feed,
                                    version: interactivedVersion)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: daemonQueueLimit, log: log)

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from .emits import EmitSpec, Emitter
 from .faults import Faults, parse_fault_request
+from .playback_state import Playback
 from .scenario import RoomTimelines
 from .state import LOG_NAMES, BackendState, parse_users
 from .transport import ConnectionRegistry
@@ -78,6 +79,8 @@ class AdminApi:
         router.add_get(f"{PREFIX}/scenario/{{mediaId}}", self.get_scenario)
         router.add_put(f"{PREFIX}/scenario/{{mediaId}}", self.put_scenario)
         router.add_delete(f"{PREFIX}/scenario/{{mediaId}}", self.delete_scenario)
+        router.add_get(f"{PREFIX}/playback", self.get_playback)
+        router.add_post(f"{PREFIX}/playback", self.post_playback)
         router.add_post(f"{PREFIX}/reset", self.post_reset)
 
     # -- reading ----------------------------------------------------------------------------
@@ -241,8 +244,21 @@ class AdminApi:
         removed = self._state.vod.pop(media_id, None) is not None
         return web.json_response({"mediaId": media_id, "removed": removed})
 
+    async def get_playback(self, request: web.Request) -> web.Response:
+        """The catalogue, the ticket settings, the tickets issued and the requests per episode."""
+        return web.json_response(self._state.playback.to_json())
+
+    async def post_playback(self, request: web.Request) -> web.Response:
+        """Change the catalogue or the ticket settings, expire every ticket, reset the counts."""
+        try:
+            self._state.playback.configure(await _body(request))
+        except ValueError as exc:
+            return _bad(str(exc))
+        return await self.get_playback(request)
+
     async def post_reset(self, request: web.Request) -> web.Response:
-        """Clear records, answered timelines and faults (releasing silenced sockets);
+        """Clear records, answered timelines, faults (releasing silenced sockets) and playback
+        (catalogue, ticket settings, tickets, counts);
         ``{"users": true}`` / ``{"scenarios": true}`` also restore users / VOD scenarios."""
         try:
             body = await _body(request)
@@ -252,6 +268,7 @@ class AdminApi:
             return _bad(str(exc))
         self._state.clear_records()
         self._state.faults = Faults()
+        self._state.playback = Playback()
         self._silence_all(False)
         if body.get("users") is True:
             self._state.restore_users()

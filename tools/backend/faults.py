@@ -34,12 +34,19 @@ class Faults:
     ackJoinRoom: bool = True
     #: ``data.number`` of a successful /api/actions reply.
     luckyNumber: int = 7
+    #: Delay before every POST /v1/play reply (the request is counted and recorded at once).
+    playDelayMs: int = 0
+    #: How POST /v1/play misanswers: None (it does not), "garbage" (200 with an HTML page),
+    #: "badDate" (``current.expiresAt`` not ISO 8601), "noOutcome" (a refusal without
+    #: ``outcome``), "unknownOutcome" (``{"ok":false,"outcome":"exploded"}``).
+    playReply: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The knobs as the admin API shows them (``refuseConnections`` false when off)."""
         data = asdict(self)
         data["refuseConnections"] = self.refuseConnections or False
         data["restFail"] = self.restFail or False
+        data["playReply"] = self.playReply or False
         return data
 
     def apply(self, settings: Mapping[str, Any]) -> None:
@@ -116,6 +123,18 @@ def _rest_fail(value: Any) -> int | str | None:
     return _int("restFail", value, 0, 400, 599)
 
 
+#: The values of the ``playReply`` knob besides null/false.
+PLAY_REPLIES = ("garbage", "badDate", "noOutcome", "unknownOutcome")
+
+
+def _play_reply(value: Any) -> str | None:
+    if value is None or value is False:
+        return None
+    if value in PLAY_REPLIES:
+        return value
+    raise ValueError(f"playReply: false or one of {', '.join(PLAY_REPLIES)}")
+
+
 def _drop(value: Any) -> str | None:
     if value is None or value is False:
         return None
@@ -139,6 +158,8 @@ def parse_fault_request(body: Any) -> FaultRequest:
         "ackEmitAck": lambda v: _bool("ackEmitAck", v, defaults.ackEmitAck),
         "ackJoinRoom": lambda v: _bool("ackJoinRoom", v, defaults.ackJoinRoom),
         "luckyNumber": lambda v: _int("luckyNumber", v, defaults.luckyNumber, -(2**31), 2**31 - 1),
+        "playDelayMs": lambda v: _int("playDelayMs", v, 0, 0, 600_000),
+        "playReply": _play_reply,
     }
     request = FaultRequest()
     for name, value in body.items():

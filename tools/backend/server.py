@@ -1,5 +1,5 @@
 """Command line and assembly: one aiohttp app on one loopback port serving Socket.IO
-(``/socket.io/``), the REST API (``/api/``), the leaderboard, the templates (``/templates/``)
+(``/socket.io/``), the REST API (``/api/``), the playback API (``/v1/``), the leaderboard, the templates (``/templates/``)
 and the admin API (``/_admin/``), over HTTP or, with ``--tls``, HTTPS/WSS.
 
 Once listening it writes ``--port-file`` (atomically) and prints one line,
@@ -25,6 +25,7 @@ from aiohttp import web
 
 from .admin import AdminApi
 from .emits import Emitter
+from .playback import PlaybackApi
 from .rest import RestApi
 from .scenario import RoomTimelines, Scenario, load_scenario
 from .sio_handlers import SocketHandlers
@@ -115,6 +116,7 @@ class Backend:
         self.sio.attach(self.app, socketio_path="socket.io")
         SocketHandlers(self.sio, self.state, self.timelines).register()
         rest.register(self.app)
+        PlaybackApi(self.state).register(self.app)
         info = {
             "pingInterval": options.ping_interval,
             "pingTimeout": options.ping_timeout,

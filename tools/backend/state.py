@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .faults import Faults
+from .playback_state import Playback
 
 #: Records kept per log; the oldest go first. ``seq`` keeps rising, so ``since`` still works.
 RECORD_CAP = 10_000
@@ -28,6 +29,7 @@ LOG_NAMES = (
     "actions",
     "rest-log",
     "emits",
+    "play-requests",
 )
 
 
@@ -300,6 +302,7 @@ class BackendState:
         self.rooms = Rooms()
         self.sockets: dict[str, SocketInfo] = {}
         self.faults = Faults()
+        self.playback = Playback()
         self.base_url = ""
         self.restore_users()
         self.restore_scenarios()

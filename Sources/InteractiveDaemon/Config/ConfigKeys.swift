@@ -76,6 +76,12 @@ enum ConfigKeys {
         ConfigKey(name: "answerConfirmTimeoutMs", runtime: true) { value in
             try integer(value, key: "answerConfirmTimeoutMs", range: 100...3_600_000)
         },
+        ConfigKey(name: "playbackUrl", runtime: true) { value in
+            try url(value, key: "playbackUrl", schemes: ["http", "https"])
+        },
+        ConfigKey(name: "playbackTimeoutMs", runtime: true) { value in
+            try integer(value, key: "playbackTimeoutMs", range: 100...600_000)
+        },
         ConfigKey(name: "caFile", runtime: true) { value in try nonEmptyString(value, key: "caFile") },
         ConfigKey(name: "insecureTLS", runtime: true) { value in try boolean(value, key: "insecureTLS") },
         ConfigKey(name: "protocol", runtime: true) { value in try oneOf(value, key: "protocol", ["v4", "v2"]) },

@@ -18,6 +18,7 @@ struct ConfigLayers: Sendable, Equatable {
             "viewport": ["width": 1920, "height": 1080],
             "httpTimeoutMs": 10000,
             "answerConfirmTimeoutMs": 60000,
+            "playbackTimeoutMs": 15000,
             "insecureTLS": false,
             "protocol": "v4",
             "reconnect": ["baseMs": 500, "capMs": 30000, "factor": 2],

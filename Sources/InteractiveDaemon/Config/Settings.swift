@@ -16,6 +16,10 @@ public struct Settings: Sendable, Equatable {
     public var httpTimeoutMs: Int
     /// How long a bet confirmation (`answer.confirm`) waits for the viewer before it is declined.
     public var answerConfirmTimeoutMs: Int
+    /// Origin of the playback API (`playbackUrl`, else `apiUrl`).
+    public var playbackURL: String?
+    /// Timeout of one play request (`playbackTimeoutMs`).
+    public var playbackTimeoutMs: Int
     public var caFile: String?
     public var insecureTLS: Bool
     /// `v4` (Engine.IO 4, Socket.IO 5) or `v2` (Engine.IO 3, Socket.IO 4).
@@ -40,6 +44,8 @@ public struct Settings: Sendable, Equatable {
         leaderboardURL = effective["leaderboardUrl"]?.stringValue
         httpTimeoutMs = effective["httpTimeoutMs"]?.intValue ?? 10000
         answerConfirmTimeoutMs = effective["answerConfirmTimeoutMs"]?.intValue ?? 60000
+        playbackURL = effective["playbackUrl"]?.stringValue ?? apiURL
+        playbackTimeoutMs = effective["playbackTimeoutMs"]?.intValue ?? 15000
         caFile = effective["caFile"]?.stringValue
         insecureTLS = effective["insecureTLS"]?.boolValue ?? false
         protocolVersion = effective["protocol"]?.stringValue ?? "v4"
@@ -59,6 +65,14 @@ public struct Settings: Sendable, Equatable {
         if os == nil { missing.append("os") }
         if socketURL == nil { missing.append("socketUrl") }
         if apiURL == nil { missing.append("apiUrl") }
+        return missing
+    }
+
+    /// Keys play tickets need that are not set (`apiUrl` stands for `playbackUrl` too).
+    public var missingForPlayback: [String] {
+        var missing: [String] = []
+        if tenant == nil { missing.append("tenant") }
+        if playbackURL == nil { missing.append("apiUrl") }
         return missing
     }
 

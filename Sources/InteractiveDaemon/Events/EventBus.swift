@@ -7,10 +7,13 @@ import JSONValue
 /// the bytes shared) and into a replay ring, and the owner's section of the status board is
 /// updated in the same step. So `events.subscribe` can take the snapshot (what `daemon.status`
 /// returns) and the seq it covers together with the subscription, with nothing in between.
+/// An event may carry a redacted version of its data (a play ticket's token nulled): observer-role
+/// subscribers get that one, live and in replays.
 actor EventBus {
     struct Subscriber {
         let queue: OutboundQueue
         let prefixes: [String]?
+        let role: ClientRole
 
         func wants(_ type: String) -> Bool {
             guard let prefixes else { return true }
@@ -43,15 +46,19 @@ actor EventBus {
     }
 
     /// Publishes an event; when `section` is given, the status board's section becomes `status`.
-    func publish(_ type: String, _ data: JSONValue, section: String? = nil, status value: JSONValue? = nil) {
+    /// `observerData`, when given, is what observer-role subscribers get instead of `data`.
+    func publish(_ type: String, _ data: JSONValue, section: String? = nil, status value: JSONValue? = nil,
+                 observerData: JSONValue? = nil) {
         if let section { status[section] = value ?? .null }
         seq += 1
-        let line = EventEnvelope(bootId: bootId, seq: seq, type: type, time: Timestamp.rfc3339(Timestamp.nowMs()),
-                                 data: data).line()
-        ring.append(ReplayRing.Entry(seq: seq, type: type, line: line))
+        let time = Timestamp.rfc3339(Timestamp.nowMs())
+        let entry = ReplayRing.Entry(
+            seq: seq, type: type, line: EventEnvelope(bootId: bootId, seq: seq, type: type, time: time, data: data).line(),
+            observerLine: observerData.map { EventEnvelope(bootId: bootId, seq: seq, type: type, time: time, data: $0).line() })
+        ring.append(entry)
         let sendDirectly = subscribers.count <= Self.directSendLimit
         for subscriber in subscribers.values where subscriber.wants(type) {
-            subscriber.queue.pushEvent(line, sendDirectly: sendDirectly)
+            subscriber.queue.pushEvent(entry.line(for: subscriber.role), sendDirectly: sendDirectly)
         }
     }
 
@@ -70,21 +77,21 @@ actor EventBus {
     /// Subscribes `connection`: queues the reply `{bootId, seq, snapshot}` first, then, for
     /// `since`, an `events.lagged` if events are lost and the held events after `since`.
     /// Later events follow in order. A second call on the same connection replaces the filter.
-    func subscribe(connection: Int, queue: OutboundQueue, prefixes: [String]?, since: Int?, sinceBootId: String?,
-                   reply: (JSONValue) -> [UInt8]) {
-        subscribers[connection] = Subscriber(queue: queue, prefixes: prefixes)
+    func subscribe(connection: Int, queue: OutboundQueue, prefixes: [String]?, role: ClientRole, since: Int?,
+                   sinceBootId: String?, reply: (JSONValue) -> [UInt8]) {
+        let subscriber = Subscriber(queue: queue, prefixes: prefixes, role: role)
+        subscribers[connection] = subscriber
         queue.pushReply(reply(["bootId": .string(bootId), "seq": .number(Double(seq)), "snapshot": snapshot()]))
         guard let since else { return }
         if let sinceBootId, sinceBootId != bootId {
             queue.pushReply(OutboundQueue.laggedLine(bootId: bootId, missed: seq))
             return
         }
-        let subscriber = Subscriber(queue: queue, prefixes: prefixes)
         let replay = ring.entries(after: since, byteLimit: replayByteLimit) { subscriber.wants($0.type) }
         // Lost: the events no longer held, and those the replay's byte limit leaves out.
         let missed = max(0, (ring.oldestSeq ?? seq + 1) - since - 1) + replay.skipped
         if missed > 0 { queue.pushReply(OutboundQueue.laggedLine(bootId: bootId, missed: missed)) }
-        for entry in replay.entries { queue.pushReply(entry.line) }
+        for entry in replay.entries { queue.pushReply(entry.line(for: role)) }
     }
 
     func unsubscribe(connection: Int) {

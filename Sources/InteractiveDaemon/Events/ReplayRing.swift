@@ -5,6 +5,13 @@ struct ReplayRing: Sendable {
         let seq: Int
         let type: String
         let line: [UInt8]
+        /// The line observers get, when it differs (a play ticket's token nulled).
+        var observerLine: [UInt8]? = nil
+
+        func line(for role: ClientRole) -> [UInt8] { role == .observer ? observerLine ?? line : line }
+
+        /// What the entry holds, in bytes.
+        var size: Int { line.count + (observerLine?.count ?? 0) }
     }
 
     let capacity: Int
@@ -26,9 +33,9 @@ struct ReplayRing: Sendable {
 
     mutating func append(_ entry: Entry) {
         storage.append(entry)
-        byteCount += entry.line.count
+        byteCount += entry.size
         while count > capacity || (byteCount > byteCapacity && count > 1) {
-            byteCount -= storage[head].line.count
+            byteCount -= storage[head].size
             head += 1
         }
         if head >= 1024 && head * 2 >= storage.count {

@@ -15,6 +15,7 @@ struct RequestRouter: Sendable {
     let config: ConfigStore
     let rooms: RoomController
     let overlays: OverlayManager
+    let playback: PlaybackManager
     /// Tracking's feed: a status read waits until the events recorded before it were handled.
     let tracking: (any OverlayTracker)?
     let version: String
@@ -85,8 +86,10 @@ struct RequestRouter: Sendable {
             guard let id = request.id else {
                 throw RPCError.invalidRequest("events.subscribe must be a request with an id")
             }
-            await bus.subscribe(connection: client.id, queue: client.queue, prefixes: prefixes, since: since,
-                                sinceBootId: sinceBoot) { RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success($0)).line() }
+            await bus.subscribe(connection: client.id, queue: client.queue, prefixes: prefixes, role: client.role,
+                                since: since, sinceBootId: sinceBoot) {
+                RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success($0)).line()
+            }
             return .queued
         case .eventsUnsubscribe:
             await bus.unsubscribe(connection: client.id)
@@ -142,7 +145,31 @@ struct RequestRouter: Sendable {
             return .result(try await rooms.leaderboardURL(mediaId: try params.string("mediaId")))
         case .predictOpen:
             return .result(try await rooms.predictOpen(timelineId: try params.string("timelineId")))
+        case .playbackStart:
+            let filmId = try params.string("filmId")
+            guard let episodeNo = try params.optionalInt("episodeNo", range: 1...Int(Int32.max)) else {
+                throw RPCError.invalidParams("'episodeNo' is required")
+            }
+            guard let device = params.members["device"], device.objectValue != nil else {
+                throw RPCError.invalidParams("'device' must be {unionInfo, drmKek}")
+            }
+            return .result(try await playback.start(filmId: filmId, episodeNo: episodeNo, unionInfo: device["unionInfo"]?.stringValue,
+                                                    drmKek: device["drmKek"]?.stringValue))
+        case .playbackError:
+            // `message` (the SDK's text) is never branched on.
+            return .result(try await playback.playerError(position: try position(params)))
+        case .playbackForeground:
+            return .result(try await playback.foreground(position: try position(params)))
+        case .playbackStop:
+            return .result(try await playback.stop())
         }
+    }
+
+    /// A player's `position` in seconds (≥ 0).
+    private func position(_ params: Params) throws(RPCError) -> Double {
+        let seconds = try params.number("position")
+        guard seconds >= 0 else { throw RPCError.invalidParams("'position' must not be negative") }
+        return seconds
     }
 
     /// The connection that may become an overlay's owner: the caller, unless it said `claim: false`

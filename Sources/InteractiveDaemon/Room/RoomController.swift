@@ -12,6 +12,8 @@ actor RoomController {
     let store: Store
     let overlays: OverlayManager
     let predict: PredictManager
+    /// Told of every login and logout: prefetched play tickets belong to one viewer.
+    let playback: PlaybackManager
     var settings: Settings
     private(set) var session = ViewerSession.anonymous
     var room: Room?
@@ -39,8 +41,9 @@ actor RoomController {
     var vod: VODPlayback?
 
     init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, predict: PredictManager, tracking: TrackingService,
-         settings: Settings) async {
+         settings: Settings, playback: PlaybackManager) async {
         self.tracking = tracking
+        self.playback = playback
         self.predict = predict
         self.bus = bus
         self.log = log
@@ -77,6 +80,7 @@ actor RoomController {
     private func sessionChanged() async {
         await keepSession()
         await publishSession()
+        await playback.sessionChanged(session)
         if let room, room.mode == .live, room.state != .left {
             await reconnectLive(reason: "new login")
         }

@@ -176,6 +176,7 @@ async def test_reset_clears_faults(admin: Admin) -> None:
     assert state["faults"] == {
         "refuseConnections": False, "restDelayMs": 0, "restFail": False,
         "actionsReply": "success", "ackEmitAck": True, "ackJoinRoom": True, "luckyNumber": 7,
+        "playDelayMs": 0, "playReply": False,
     }
     assert all(count == 0 for count in state["records"].values())
 

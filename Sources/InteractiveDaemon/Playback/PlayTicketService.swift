@@ -1,0 +1,55 @@
+import JSONValue
+
+/// Where and as whom play requests go: taken from the settings and the session at send time.
+struct PlaybackEndpoint: Sendable, Equatable {
+    /// Origin of the playback API (`playbackUrl`, else `apiUrl`), without a trailing slash.
+    let origin: String
+    let tenant: String
+    /// The viewer's session token. Secret: never logged.
+    let token: String
+    let timeoutMs: Int
+    let caFile: String?
+    let insecureTLS: Bool
+
+    /// Nil when the settings lack the playback origin or the tenant.
+    init?(settings: Settings, token: String) {
+        guard let origin = settings.playbackURL, let tenant = settings.tenant else { return nil }
+        self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
+        self.tenant = tenant
+        self.token = token
+        timeoutMs = settings.playbackTimeoutMs
+        caFile = settings.caFile
+        insecureTLS = settings.insecureTLS
+    }
+}
+
+/// Asks the viewer's backend for play tickets. The manager goes through this so that its tests
+/// can answer in its place.
+protocol PlayTicketService: Sendable {
+    func fetchTickets(_ request: PlayRequest, from endpoint: PlaybackEndpoint) async -> PlayFetchResult
+}
+
+/// `POST {playbackUrl}/v1/play` over the daemon's libcurl client (BACKEND.md, Playback tickets).
+struct RESTPlayTicketService: PlayTicketService {
+    func fetchTickets(_ request: PlayRequest, from endpoint: PlaybackEndpoint) async -> PlayFetchResult {
+        let http = HTTPClient(options: .init(timeoutMs: endpoint.timeoutMs, caFile: endpoint.caFile, insecureTLS: endpoint.insecureTLS))
+        let body: JSONValue = [
+            "film_id": .string(request.episode.filmId), "episode_no": JSONValue(request.episode.episodeNo),
+            "union_info": .string(request.device.unionInfo), "drm_kek": .string(request.device.drmKek),
+        ]
+        let headers = ["Content-Type: application/json", "Accept: application/json", "Authorization: Bearer \(endpoint.token)",
+                       "X-TENANT-ID: \(endpoint.tenant)"]
+        let response: HTTPResponse
+        do {
+            response = try await http.send(method: "POST", url: endpoint.origin + "/v1/play", headers: headers, body: body.serialized())
+        } catch {
+            switch error {
+            case .timeout: return .timedOut
+            case .network: return .networkFailure
+            }
+        }
+        // The reply is read whatever the HTTP status: a refusal is `{"ok":false,"outcome":…}`.
+        guard let json = try? JSONValue.parse(response.body), let reply = PlayReply(json: json) else { return .undecodable }
+        return .reply(reply)
+    }
+}

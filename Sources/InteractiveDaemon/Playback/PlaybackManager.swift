@@ -1,0 +1,131 @@
+import IPCProtocol
+import JSONValue
+
+/// The playback actor: a thin shell around `PlaybackCore` that feeds it the methods, the
+/// session and the results of play requests, and performs what it decides (events, requests,
+/// replies, logs). Control role only; see IPC.md, Playback tickets.
+actor PlaybackManager {
+    private var core: PlaybackCore
+    private let bus: EventBus
+    private let log: Logger
+    private let service: any PlayTicketService
+    private let settings: @Sendable () async -> Settings
+    private let clock: @Sendable () -> Int64
+    /// The viewer's session token. Secret: never logged.
+    private var token: String?
+
+    /// `settings` is read at every request (so `config.set` applies to the next one); `clock`
+    /// is the wall clock in milliseconds that tickets expire by.
+    init(bus: EventBus, log: Logger, service: any PlayTicketService = RESTPlayTicketService(),
+         settings: @escaping @Sendable () async -> Settings, clock: @escaping @Sendable () -> Int64 = Timestamp.nowMs) async {
+        self.bus = bus
+        self.log = log
+        self.service = service
+        self.settings = settings
+        self.clock = clock
+        core = PlaybackCore(loggedIn: false)
+        await bus.setStatus("playback", PlaybackEventData.status(core))
+    }
+
+    /// `playback.start`.
+    func start(filmId: String, episodeNo: Int, unionInfo: String?, drmKek: String?) async throws(RPCError) -> JSONValue {
+        let missing = await settings().missingForPlayback
+        guard missing.isEmpty else {
+            throw RPCError.daemon(.notConfigured, "play tickets need configuration: \(missing.joined(separator: ", "))",
+                                  extra: ["missing": .array(missing.map(JSONValue.string))])
+        }
+        return try await handle(.start(EpisodeRef(filmId: filmId, episodeNo: episodeNo), unionInfo: unionInfo, drmKek: drmKek))
+    }
+
+    /// `playback.error`.
+    func playerError(position: Double) async throws(RPCError) -> JSONValue {
+        try await handle(.playerError(position: position))
+    }
+
+    /// `playback.foreground`.
+    func foreground(position: Double) async throws(RPCError) -> JSONValue {
+        try await handle(.foreground(position: position))
+    }
+
+    /// `playback.stop`.
+    func stop() async throws(RPCError) -> JSONValue {
+        try await handle(.stop)
+    }
+
+    /// A login or a logout (RoomController): the prefetched tickets belonged to the previous viewer.
+    func sessionChanged(_ session: ViewerSession) async {
+        token = session.token
+        _ = try? await handle(.sessionChanged(loggedIn: session.isLoggedIn))
+    }
+
+    private func fetched(_ requestId: Int, _ result: PlayFetchResult) async {
+        _ = try? await handle(.fetched(requestId: requestId, result))
+    }
+
+    /// Feeds one input to the core and performs its effects in order; returns the reply, if any.
+    private func handle(_ input: PlaybackInput) async throws(RPCError) -> JSONValue {
+        let effects = core.handle(input, nowMs: clock())
+        var reply: Result<JSONValue, RPCError> = .success(.null)
+        var published = false
+        for effect in effects {
+            switch effect {
+            case .state(let episode, let screen):
+                published = true
+                await bus.publish(EventType.playbackState, PlaybackEventData.state(episode, screen), section: "playback",
+                                  status: PlaybackEventData.status(core))
+            case .play(let episode, let ticket, let startAt):
+                let data = PlaybackEventData.play(episode, ticket, startAt: startAt)
+                log.info("Playing an episode", fields(episode, ["INTERACTIVE_VID": ticket.vid, "INTERACTIVE_START_AT": "\(startAt)"]))
+                await bus.publish(EventType.playbackPlay, data.control, observerData: data.observer)
+            case .preload(let episode, let ticket):
+                let data = PlaybackEventData.preload(episode, ticket)
+                await bus.publish(EventType.playbackPreload, data.control, observerData: data.observer)
+            case .send(let request):
+                await send(request)
+            case .refusedDeviceValue(let field):
+                log.warning("playback.start refused: the player's SDK gave an unusable \(field)", ["INTERACTIVE_FIELD": field])
+            case .reply(let result):
+                reply = result
+            }
+        }
+        if !published { await bus.setStatus("playback", PlaybackEventData.status(core)) }
+        return try reply.get()
+    }
+
+    /// Sends a play request in a task of its own: it outlives the method that caused it
+    /// (`playback.start` replies with the first state at once; events tell the rest), and its
+    /// result comes back to the core as `.fetched`.
+    private func send(_ request: PlayRequest) async {
+        guard let token, let endpoint = PlaybackEndpoint(settings: await settings(), token: token) else {
+            return await fetched(request.id, .networkFailure)
+        }
+        log.info("Requesting play tickets", fields(request.episode))
+        let service = self.service
+        let log = self.log
+        Task {
+            let result = await service.fetchTickets(request, from: endpoint)
+            if let failure = Self.failure(result) {
+                log.warning("Play request failed: \(failure)", Self.episodeFields(request.episode))
+            }
+            await self.fetched(request.id, result)
+        }
+    }
+
+    /// Why a request gave no reply, for the log; nil when it did.
+    private static func failure(_ result: PlayFetchResult) -> String? {
+        switch result {
+        case .reply: return nil
+        case .networkFailure: return "network error"
+        case .timedOut: return "no reply in time"
+        case .undecodable: return "the reply does not decode"
+        }
+    }
+
+    private func fields(_ episode: EpisodeRef, _ extra: [String: String] = [:]) -> [String: String] {
+        Self.episodeFields(episode).merging(extra) { $1 }
+    }
+
+    private static func episodeFields(_ episode: EpisodeRef) -> [String: String] {
+        ["INTERACTIVE_FILM_ID": episode.filmId, "INTERACTIVE_EPISODE_NO": String(episode.episodeNo)]
+    }
+}
