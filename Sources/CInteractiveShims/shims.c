@@ -66,3 +66,7 @@ void interactive_set_thread_name(const char *name) {
 int interactive_release_free_memory(void) {
     return malloc_trim(0);
 }
+
+size_t interactive_free_heap_bytes(void) {
+    return mallinfo2().fordblks;
+}

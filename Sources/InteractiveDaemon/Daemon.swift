@@ -141,6 +141,7 @@ public enum Daemon {
             await withDiscardingTaskGroup { group in
                 group.addTask { await server.run() }
                 group.addTask { await rooms.restoreFromStore() }
+                group.addTask { await MemoryRelease.run() }
                 if let interval = notifier.watchdogInterval() {
                     group.addTask { await pingWatchdog(notifier, every: interval / 2) }
                 }

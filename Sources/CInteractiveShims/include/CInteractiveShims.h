@@ -61,5 +61,8 @@ void interactive_set_thread_name(const char *name);
 /// which Swift's Glibc module does not import); 1 when memory was released.
 int interactive_release_free_memory(void);
 
+/// Bytes of the heap that are free but still held by the process (mallinfo2's fordblks).
+size_t interactive_free_heap_bytes(void);
+
 /// Sets the calling thread's nice value (Linux schedules threads one by one); 0 or -1 with errno.
 int interactive_set_thread_nice(int nice);
