@@ -11,6 +11,7 @@ daemon connects to it and joins a room. Then, one after the other:
   large-raw    600 overlays each carrying 500 KB of extra fields (kept in `raw`)
   attachments  100 binary packets of 20 attachments of 1 MiB each (over the per-packet bound)
   early        on each reconnect, 2,000 events before the CONNECT reply
+  idle         nothing for 12 s: the memory a burst left free is given back
 
 During each phase a probe connection calls `daemon.hello` and `daemon.status` every 20 ms;
 RSS (VmRSS) is read every 50 ms. Printed per phase: probe p50/p99/max, RSS max, RSS after.
@@ -238,6 +239,11 @@ async def main():
         await phase("large-raw", daemon, path, large_raw, results)
         await phase("attachments", daemon, path, attachments, results)
         await phase("early", daemon, path, early, results)
+
+        async def rest():
+            await asyncio.sleep(12)  # past the daemon's 10 s memory check
+
+        await phase("idle", daemon, path, rest, results)
         worst_p99 = max(percentile(probe.latencies, 0.99) for _, _, probe, _, _ in results)
         worst_rss = max(rss for _, _, _, rss, _ in results)
         timeouts = sum(probe.failures for _, _, probe, _, _ in results)
