@@ -14,7 +14,9 @@ daemon connects to it and joins a room. Then, one after the other:
   idle         nothing for 12 s: the memory a burst left free is given back
 
 During each phase a probe connection calls `daemon.hello` and `daemon.status` every 20 ms;
-RSS (VmRSS) is read every 50 ms. Printed per phase: probe p50/p99/max, RSS max, RSS after.
+RSS (VmRSS, and RssAnon: without the binary's own pages) is read every 50 ms. Printed per
+phase: probe p50/p99/max, RSS max, RSS after. `FLOODS_ACK=1` makes the server ack emit-acks
+(by default it never does, so the daemon's ack backlog fills).
 
 Usage: python3 Benchmarks/floods.py [--daemon PATH]   (default: the release build if present,
 else the debug build). Build the shipped binary with `swift build -c release -Xswiftc
@@ -52,6 +54,8 @@ class HostileBackend:
         self.sio.on("connect", self.on_connect)
         self.sio.on("disconnect", self.on_disconnect)
         self.sio.on("join-room", self.on_join)
+        if os.environ.get("FLOODS_ACK"):
+            self.sio.on("emit-ack", lambda sid, data: {"ok": True})
 
     async def on_connect(self, sid, environ, auth):
         self.sids.add(sid)
@@ -112,17 +116,20 @@ class Probe:
         writer.close()
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
+    """Resident memory in KiB: `VmRSS` (all of it), or `RssAnon` (without the binary's pages
+    read from its file, which the kernel can drop and read again)."""
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
 
-async def sample_rss(pid, stop, samples):
+async def sample_rss(pid, stop, samples, anon):
     while not stop.is_set():
         samples.append(rss_kib(pid))
+        anon.append(rss_kib(pid, "RssAnon"))
         await asyncio.sleep(0.05)
 
 
@@ -149,7 +156,8 @@ async def phase(name, daemon, path, work, results):
     stop = asyncio.Event()
     probe = Probe(path)
     samples = []
-    tasks = [asyncio.create_task(probe.run(stop)), asyncio.create_task(sample_rss(daemon.pid, stop, samples))]
+    anon = []
+    tasks = [asyncio.create_task(probe.run(stop)), asyncio.create_task(sample_rss(daemon.pid, stop, samples, anon))]
     await asyncio.sleep(0.3)
     started = time.perf_counter()
     await work()
@@ -161,7 +169,8 @@ async def phase(name, daemon, path, work, results):
     results.append((name, time.perf_counter() - started, probe, max(samples or [0]), after))
     print(f"  {name:12s} p50 {percentile(probe.latencies, 0.5):7.2f} ms  p99 {percentile(probe.latencies, 0.99):7.2f} ms"
           f"  max {max(probe.latencies or [float('nan')]):7.2f} ms  timeouts {probe.failures}"
-          f"  RSS max {max(samples or [0]) / 1024:6.1f} MiB  after {after / 1024:6.1f} MiB", flush=True)
+          f"  RSS max {max(samples or [0]) / 1024:5.1f} MiB (anon {max(anon or [0]) / 1024:5.1f})"
+          f"  after {after / 1024:5.1f} MiB", flush=True)
 
 
 async def main():

@@ -20,7 +20,7 @@ final class EventFlow: Sendable {
     let lowBytes: Int
     private let state = Mutex(State())
 
-    init(highCount: Int = 256, highBytes: Int = 4 << 20, lowCount: Int = 64, lowBytes: Int = 1 << 20) {
+    init(highCount: Int = 256, highBytes: Int = 1 << 20, lowCount: Int = 64, lowBytes: Int = 256 << 10) {
         self.highCount = highCount
         self.highBytes = highBytes
         self.lowCount = lowCount
