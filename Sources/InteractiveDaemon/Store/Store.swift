@@ -155,9 +155,7 @@ actor Store {
         }
         for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
         do {
-            // The store is small (answers, pending acks, settings): a 256 KiB page cache holds
-            // it, where SQLite's default (2 MB) would grow the daemon under a flood of acks.
-            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-256;")
+            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
             let check = try database.query("PRAGMA quick_check")
             guard check.first?.first == "ok" else {
                 throw Unusable(reason: "damaged: " + check.compactMap { $0.first ?? nil }.joined(separator: "; "))
