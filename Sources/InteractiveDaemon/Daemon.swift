@@ -137,10 +137,13 @@ public enum Daemon {
             notifier.status("Running; store: \(health.statusNote ?? "writes work again")")
         }
 
+        // The kept viewer and room come back before any client is served, so that a client's
+        // logout or leave cannot be undone by a restore that finishes after it.
+        await rooms.restoreFromStore()
         let serving = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await server.run() }
-                group.addTask { await rooms.restoreFromStore() }
+                group.addTask { await rooms.joinRestoredRoom() }
                 group.addTask { await MemoryRelease.run() }
                 if let interval = notifier.watchdogInterval() {
                     group.addTask { await pingWatchdog(notifier, every: interval / 2) }

@@ -166,6 +166,16 @@ import Testing
         #expect(Self.plays(loggedAgain.handle(.start(Self.episode2, unionInfo: "u-1", drmKek: "k-1"), nowMs: Self.now)).isEmpty)
     }
 
+    /// A reply that arrives after the viewer changed would play the previous viewer's ticket.
+    @Test func aSessionChangeDropsARequestStillInFlight() {
+        var core = PlaybackCore(loggedIn: true)
+        _ = core.handle(.start(Self.episode1, unionInfo: "u-1", drmKek: "k-1"), nowMs: Self.now)
+        let changed = core.handle(.sessionChanged(loggedIn: true), nowMs: Self.now)
+        #expect(Self.states(changed) == [.message("Couldn't load this episode", canRetry: true)])
+        let late = core.handle(.fetched(requestId: 1, .reply(.tickets(current: Self.ticket("v-1"), next: []))), nowMs: Self.now)
+        #expect(Self.plays(late).isEmpty)
+    }
+
     @Test func aSupersededStartsReplyIsIgnored() {
         var core = PlaybackCore(loggedIn: true)
         _ = core.handle(.start(Self.episode1, unionInfo: "u", drmKek: "k"), nowMs: Self.now)

@@ -135,8 +135,15 @@ struct PlaybackCore: Sendable {
                 refreshFetched(pending, result, into: &effects)
             }
         case .sessionChanged(let loggedIn):
+            // Tickets belong to the viewer: the prefetched ones and any reply still to come
+            // (it would play the previous viewer's ticket) are dropped.
             self.loggedIn = loggedIn
             prefetched.removeAll()
+            pendingRefresh = nil
+            if let pending = pendingStart {
+                pendingStart = nil
+                say(pending.episode, .message(PlaybackScreen.couldNotLoad, canRetry: true), into: &effects)
+            }
         }
         return effects
     }

@@ -26,8 +26,9 @@ extension RoomController {
         }
     }
 
-    /// At start: logs the kept viewer in and joins the kept room again (without waiting for it:
-    /// `room.state` tells the players).
+    /// At start, before any client is served (so that a client's logout or leave cannot be
+    /// undone by it): logs the kept viewer in and takes the kept room as the room being joined.
+    /// Reads the store only; `joinRestoredRoom` then does the joining.
     func restoreFromStore() async {
         let storedSession: JSONValue?
         let storedRoom: JSONValue?
@@ -42,12 +43,24 @@ extension RoomController {
             await restore(session: restored)
         }
         guard let kept = storedRoom.flatMap(Room.init(stored:)), room == nil else { return }
+        let missing = kept.mode == .live ? settings.missingForLive : settings.missingForVOD
+        guard missing.isEmpty else {
+            log.warning("The kept room cannot be joined again: \(kept.mode.rawValue) mode needs configuration: \(missing.joined(separator: ", "))",
+                        ["INTERACTIVE_MEDIA_ID": kept.mediaId])
+            return
+        }
         log.notice("Joining the room kept from the previous run", ["INTERACTIVE_MEDIA_ID": kept.mediaId,
                                                                      "INTERACTIVE_MODE": kept.mode.rawValue])
-        do {
-            try await enter(mediaId: kept.mediaId, mode: kept.mode, fanclub: kept.fanclub)
-        } catch {
-            log.warning("The kept room cannot be joined again: \(error.message)", ["INTERACTIVE_MEDIA_ID": kept.mediaId])
+        await setRoom(Room(mediaId: kept.mediaId, mode: kept.mode, fanclub: kept.fanclub, state: .joining, error: nil))
+    }
+
+    /// Joins the room `restoreFromStore` took (while clients are served: a VOD scenario is a
+    /// REST call), unless a client changed the room meanwhile; `room.state` tells the players.
+    func joinRestoredRoom() async {
+        guard let current = room, current.state == .joining else { return }
+        switch current.mode {
+        case .live: await startLive()
+        case .vod: await startVOD()
         }
     }
 }

@@ -91,6 +91,7 @@ actor RoomController {
         session = restored
         log.info("Viewer session restored", restored.userId.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
         await publishSession()
+        await playback.sessionChanged(session)
     }
 
     /// Tells the players and the overlays who is watching.
