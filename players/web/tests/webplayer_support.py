@@ -88,11 +88,16 @@ class PlayerProcess:
         return self.log_path.read_text(errors="replace")
 
     def screenshot(self, overlay_id: str, what: str) -> Optional[Path]:
-        """The screenshot taken for ``what`` (``reveal``, ``post-KEY``) of an overlay, if any."""
-        if not self.screenshots.exists():
-            return None
-        names = sorted(p for p in self.screenshots.iterdir() if p.name.endswith(f"-{what}-{overlay_id}.png"))
+        """The last screenshot taken for ``what`` (``reveal``, ``post-KEY``, ``playback-play``) of
+        an overlay (or a vid), if any."""
+        names = self.screenshots_of(overlay_id, what)
         return names[-1] if names else None
+
+    def screenshots_of(self, overlay_id: str, what: str) -> list[Path]:
+        """Every screenshot taken for ``what`` of an overlay (or a vid), in the order taken."""
+        if not self.screenshots.exists():
+            return []
+        return sorted(p for p in self.screenshots.iterdir() if p.name.endswith(f"-{what}-{overlay_id}.png"))
 
     def stop(self, timeout: float = 20.0) -> Optional[int]:
         """SIGTERM and a bounded wait (then SIGKILL); the exit status."""

@@ -14,11 +14,12 @@ from interactived_client import ConnectionClosed, DaemonError
 from .cdp import CDPError
 from .frames import LoadOutcome
 from .screen import Screen
+from .sdk import VideoSDK
 
 log = logging.getLogger("player")
 
 EVENT_TYPES = ["overlay.", "player.controls", "predict.button", "login.required",
-               "fanclub.required", "answer."]
+               "fanclub.required", "answer.", "playback."]
 AUTOPILOT_DELAY = 1.0
 
 
@@ -40,7 +41,8 @@ class WebPlayer:
     """Keeps the screen across daemon connections: ``run(client)`` once per connection."""
 
     def __init__(self, screen: Screen, screenshots: Optional[Screenshots], load_timeout: float,
-                 autopilot: bool) -> None:
+                 autopilot: bool, device: dict[str, str],
+                 play_at_start: Optional[tuple[str, int]] = None) -> None:
         self.client: Optional[interactived_client.Client] = None
         self.screen = screen
         self.screenshots = screenshots
@@ -51,6 +53,8 @@ class WebPlayer:
         self._shown: set[str] = set()
         self._tapped: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._play_at_start = play_at_start
+        self.video = VideoSDK(screen, device, self._report, self._screenshot)
         screen.on_loaded = self._loaded
         screen.on_bridge = lambda overlay_id, message: self._report(
             "overlay.bridge", {"overlayId": overlay_id, "message": message})
@@ -62,10 +66,15 @@ class WebPlayer:
         self.client = client
         self._outbox = asyncio.Queue()
         sending = asyncio.get_running_loop().create_task(self._send_reports(client))
+        checking = asyncio.get_running_loop().create_task(self.video.check_streams())
         try:
             await client.call("player.viewport", {"width": self.screen.width, "height": self.screen.height})
+            self.video.connected(await client.call("config.get"))
             stream = client.events(types=EVENT_TYPES)
             await self._redraw(await stream.open())
+            if self._play_at_start is not None:  # --play: once, on the first connection
+                self.video.start(*self._play_at_start)
+                self._play_at_start = None
             async for event in stream:
                 try:
                     await self._handle(event["type"], event["data"])
@@ -74,6 +83,7 @@ class WebPlayer:
                     log.warning("%s not drawn: %s", event["type"], error)
         finally:
             sending.cancel()
+            checking.cancel()
             for task in [*self._load_timers.values(), *self._tasks]:
                 task.cancel()
 
@@ -118,6 +128,8 @@ class WebPlayer:
             text = "Answer accepted \u2713" if data.get("status") == "success" \
                 else f"Answer not accepted ({data.get('reason', 'failure')})"
             await self.screen.tv("toast", text, 4)
+        elif kind.startswith("playback."):
+            await self.video.handle(kind, data)
         elif kind == "events.lagged":
             log.info("missed %s events: redrawing from daemon.status", data.get("missed"))
             await self._redraw(await self.client.call("daemon.status") if self.client else {})
@@ -168,6 +180,9 @@ class WebPlayer:
         for button in status.get("predict", []):
             if isinstance(button, dict):
                 await self._predict_button(button)
+        playback = status.get("playback")
+        if isinstance(playback, dict) and isinstance(playback.get("screen"), dict):
+            await self.video.show_state(playback["screen"])
 
     async def _predict_button(self, data: dict[str, Any]) -> None:
         await self.screen.tv("setPredictButton", data)
@@ -192,6 +207,8 @@ class WebPlayer:
         log.info("screenshot %s", path)
 
     def _page_report(self, report: dict[str, Any]) -> None:
+        if self.video.page_report(report):
+            return
         if report.get("event") == "player.state":
             self._report("player.state", {"state": report.get("state", "playing")})
         elif report.get("event") == "action" and report.get("name") in (
