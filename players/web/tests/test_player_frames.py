@@ -46,7 +46,7 @@ async def test_each_location_lands_where_its_placement_says(backend, viewer, pla
             f"location {location}: the overlay is at {box}, its placement says {expected}"
 
 
-async def test_a_page_that_does_not_load_is_reported_failed(backend, viewer, player):
+async def test_a_page_that_does_not_load_is_reported_failed_and_dismissed(backend, viewer, player, remote):
     with socket.socket() as probe:  # a port where nothing listens: connection refused
         probe.bind(("127.0.0.1", 0))
         closed_port = probe.getsockname()[1]
@@ -66,6 +66,9 @@ async def test_a_page_that_does_not_load_is_reported_failed(backend, viewer, pla
         ack = await eventually(rendered_ack, f"the rendered ack of {timeline}")
         assert ack["status"] == "failed", ack
         assert f"overlay {overlay_id} failed" in player.log()
+        # Then the player destroys the frame and dismisses the overlay (docs/players.md, section 6).
+        assert (await next_event(stream, "overlay.hide", overlay_id))["reason"] == "dismissed"
+        await eventually(lambda: _no_overlays(remote), f"the frame of {timeline} gone")
 
 
 async def test_a_replaced_overlay_frame_is_gone(backend, viewer, player, remote):

@@ -123,7 +123,7 @@ class WebPlayer:
                 "title": "Confirm your answer",
                 "text": f"This answer costs {data.get('amount', 0)} points. Go ahead?",
                 "buttons": [{"label": "Yes", "action": accept}, {"label": "No", "action": decline}],
-                "cancel": decline})
+                "focus": 1, "cancel": decline})  # "No" first: the viewer spends only by choosing to
         elif kind == "answer.result":
             text = "Answer accepted \u2713" if data.get("status") == "success" \
                 else f"Answer not accepted ({data.get('reason', 'failure')})"
@@ -159,6 +159,10 @@ class WebPlayer:
         log.info("overlay %s %s%s", outcome.overlay_id, outcome.status,
                  f": {outcome.reason}" if outcome.reason else "")
         self._report("overlay.rendered", params)
+        if outcome.status == "failed":  # docs/players.md: destroy the view, dismiss the overlay
+            self._forget(outcome.overlay_id)
+            self._later(self.screen.remove_overlay(outcome.overlay_id))
+            self._report("overlay.dismiss", {"overlayId": outcome.overlay_id})
 
     def _forget(self, overlay_id: str) -> None:
         self._shown.discard(overlay_id)
@@ -195,8 +199,8 @@ class WebPlayer:
     async def _dialog(self, what: str, overlay_id: str, spec: dict[str, Any]) -> None:
         await self.screen.tv("showDialog", spec)
         await self._screenshot(f"dialog-{what}", overlay_id)
-        if self.autopilot:
-            self._later(self._autopilot_key("Enter"))
+        if self.autopilot:  # the demo viewer says Yes to a bet: left from "No", then Enter
+            self._later(self._autopilot_key(*(["ArrowLeft"] if what == "confirm" else []), "Enter"))
 
     async def _screenshot(self, what: str, overlay_id: str) -> None:
         if self.screenshots is None:
@@ -243,9 +247,10 @@ class WebPlayer:
         if overlay_id in self._shown:
             await self.screen.press("Enter")
 
-    async def _autopilot_key(self, key: str) -> None:
-        await asyncio.sleep(AUTOPILOT_DELAY / 2)
-        await self.screen.press(key)
+    async def _autopilot_key(self, *keys: str) -> None:
+        for key in keys:
+            await asyncio.sleep(AUTOPILOT_DELAY / 2)
+            await self.screen.press(key)
 
     async def _autopilot_tap(self, timeline: str) -> None:
         """Demo viewer: taps a lit predict/lucky button with the mouse."""

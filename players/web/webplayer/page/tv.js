@@ -256,7 +256,8 @@
     image.alt = (button.kind || 'predict') + ' (' + element.dataset.image + ')';
   }
 
-  /* A modal dialog: {title, text, buttons: [{label, action}], cancel}; actions are reported. */
+  /* A modal dialog: {title, text, buttons: [{label, action}], focus, cancel}: the button at index
+     `focus` (default 0) has the focus first; actions are reported. */
   function showDialog(spec) {
     document.getElementById('dialog-title').textContent = spec.title || '';
     document.getElementById('dialog-text').textContent = spec.text || '';
@@ -271,7 +272,7 @@
     dialogCancel = spec.cancel || null;
     dialog.hidden = false;
     window.focus();
-    row.firstChild.focus();
+    (row.children[spec.focus || 0] || row.firstChild).focus();
   }
 
   function closeDialog(action) {
