@@ -71,6 +71,20 @@ async def test_a_page_that_does_not_load_is_reported_failed_and_dismissed(backen
         await eventually(lambda: _no_overlays(remote), f"the frame of {timeline} gone")
 
 
+@pytest.mark.player_args("--silent-page-timeout", "2")
+async def test_a_silent_page_that_never_expires_is_dismissed(backend, viewer, player, remote, pages):
+    stream = viewer.events(types=["overlay."])
+    await asyncio.wait_for(stream.open(), WAIT)
+    await emit_overlay(backend, overlay_spec("silent", f"{pages.base_url}/silent.html", duration=0))
+    show = await next_event(stream, "overlay.show")
+    assert show["durationSec"] == 0
+    hidden = await next_event(stream, "overlay.hide", show["overlayId"])
+    assert hidden["reason"] == "dismissed"  # never revealed: the daemon waited for the page
+    assert f"overlay {show['overlayId']} loaded" in player.log()
+    assert "never said it is ready: dismissing it" in player.log()
+    await eventually(lambda: _no_overlays(remote), "the silent page's frame gone")
+
+
 async def test_a_replaced_overlay_frame_is_gone(backend, viewer, player, remote):
     stream = viewer.events(types=["overlay."])
     await asyncio.wait_for(stream.open(), WAIT)

@@ -196,20 +196,24 @@ class Remote:
 
 class FixturePages:
     """Serves ``/solid.html?color=R,G,B``: a page filled with one colour that says
-    INTERACTIVE_SHOW_ANALYTICS through the IOS bridge as soon as it is parsed."""
+    INTERACTIVE_SHOW_ANALYTICS through the IOS bridge as soon as it is parsed; ``/silent.html``:
+    a page that loads and never says it."""
 
     def __init__(self) -> None:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                if not self.path.startswith("/solid.html"):
+                if self.path.startswith("/silent.html"):
+                    body = b"<!doctype html><html><body>loaded, never ready</body></html>"
+                elif self.path.startswith("/solid.html"):
+                    query = dict(part.split("=", 1) for part in self.path.partition("?")[2].split("&") if "=" in part)
+                    color = query.get("color", "255,0,255")
+                    message = json.dumps(json.dumps({"type": "INTERACTIVE_SHOW_ANALYTICS", "data": {}}))
+                    body = (f"<!doctype html><html><body style='margin:0;height:100vh;background:rgb({color})'>"
+                            f"<script>window.webkit.messageHandlers.IOS.postMessage({message});</script>"
+                            "</body></html>").encode()
+                else:
                     self.send_error(404)
                     return
-                query = dict(part.split("=", 1) for part in self.path.partition("?")[2].split("&") if "=" in part)
-                color = query.get("color", "255,0,255")
-                message = json.dumps(json.dumps({"type": "INTERACTIVE_SHOW_ANALYTICS", "data": {}}))
-                body = (f"<!doctype html><html><body style='margin:0;height:100vh;background:rgb({color})'>"
-                        f"<script>window.webkit.messageHandlers.IOS.postMessage({message});</script>"
-                        "</body></html>").encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))

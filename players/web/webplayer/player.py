@@ -21,6 +21,7 @@ log = logging.getLogger("player")
 EVENT_TYPES = ["overlay.", "player.controls", "predict.button", "login.required",
                "fanclub.required", "answer.", "playback."]
 AUTOPILOT_DELAY = 1.0
+SILENT_PAGE_TIMEOUT = 30.0
 
 
 class Screenshots:
@@ -42,7 +43,8 @@ class WebPlayer:
 
     def __init__(self, screen: Screen, screenshots: Optional[Screenshots], load_timeout: float,
                  autopilot: bool, device: dict[str, str],
-                 play_at_start: Optional[tuple[str, int]] = None) -> None:
+                 play_at_start: Optional[tuple[str, int]] = None,
+                 silent_page_timeout: float = SILENT_PAGE_TIMEOUT) -> None:
         self.client: Optional[interactived_client.Client] = None
         self.screen = screen
         self.screenshots = screenshots
@@ -51,6 +53,10 @@ class WebPlayer:
         self._outbox: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
         self._load_timers: dict[str, asyncio.Task[None]] = {}
         self._shown: set[str] = set()
+        self._revealed: set[str] = set()
+        self._endless: set[str] = set()  # durationSec 0: the daemon never expires them
+        self._silence_timers: dict[str, asyncio.Task[None]] = {}
+        self.silent_page_timeout = silent_page_timeout
         self._tapped: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._play_at_start = play_at_start
@@ -84,7 +90,7 @@ class WebPlayer:
         finally:
             sending.cancel()
             checking.cancel()
-            for task in [*self._load_timers.values(), *self._tasks]:
+            for task in [*self._load_timers.values(), *self._silence_timers.values(), *self._tasks]:
                 task.cancel()
 
     async def _handle(self, kind: str, data: dict[str, Any]) -> None:
@@ -92,6 +98,7 @@ class WebPlayer:
         if kind == "overlay.show":
             await self._show(data)
         elif kind == "overlay.reveal":
+            self._revealed.add(overlay_id)
             if await self.screen.tv("revealOverlay", overlay_id):
                 await self._screenshot("reveal", overlay_id)
                 if self.autopilot:
@@ -139,6 +146,8 @@ class WebPlayer:
         log.info("overlay %s (%s) at location %s: %s", overlay_id, data.get("kind"),
                  data.get("placement", {}).get("location"), data.get("url"))
         self._shown.add(overlay_id)
+        if data.get("durationSec") == 0:
+            self._endless.add(overlay_id)
         await self.screen.show_overlay(data)
         self._report("overlay.attached", {"overlayId": overlay_id})
         self._load_timers[overlay_id] = self._later(self._load_deadline(overlay_id))
@@ -163,12 +172,27 @@ class WebPlayer:
             self._forget(outcome.overlay_id)
             self._later(self.screen.remove_overlay(outcome.overlay_id))
             self._report("overlay.dismiss", {"overlayId": outcome.overlay_id})
+        elif outcome.overlay_id in self._endless and outcome.overlay_id not in self._revealed:
+            self._silence_timers[outcome.overlay_id] = self._later(self._silence_deadline(outcome.overlay_id))
+
+    async def _silence_deadline(self, overlay_id: str) -> None:
+        """docs/players.md, section 6: a loaded page that never expires and never said it is
+        ready is dismissed after a while, so that a stuck page does not hold memory."""
+        await asyncio.sleep(self.silent_page_timeout)
+        self._silence_timers.pop(overlay_id, None)
+        if overlay_id in self._shown and overlay_id not in self._revealed:
+            log.info("overlay %s loaded %g s ago and never said it is ready: dismissing it",
+                     overlay_id, self.silent_page_timeout)
+            self._report("overlay.dismiss", {"overlayId": overlay_id})
 
     def _forget(self, overlay_id: str) -> None:
         self._shown.discard(overlay_id)
-        timer = self._load_timers.pop(overlay_id, None)
-        if timer is not None:
-            timer.cancel()
+        self._revealed.discard(overlay_id)
+        self._endless.discard(overlay_id)
+        for timers in (self._load_timers, self._silence_timers):
+            timer = timers.pop(overlay_id, None)
+            if timer is not None and timer is not asyncio.current_task():
+                timer.cancel()
 
     async def _redraw(self, status: dict[str, Any]) -> None:
         """Makes the screen match a ``daemon.status`` (at start and after ``events.lagged``)."""
@@ -180,6 +204,7 @@ class WebPlayer:
             if overlay_id not in self._shown:
                 await self._show(overlay)
             if overlay.get("revealed"):
+                self._revealed.add(overlay_id)
                 await self.screen.tv("revealOverlay", overlay_id)
         for button in status.get("predict", []):
             if isinstance(button, dict):

@@ -32,6 +32,8 @@
   if (query.get('video')) { video.src = query.get('video'); }
   video.addEventListener('playing', function () { report({ event: 'player.state', state: 'playing' }); });
   video.addEventListener('pause', function () { report({ event: 'player.state', state: 'paused' }); });
+  video.addEventListener('waiting', function () { report({ event: 'player.state', state: 'buffering' }); });
+  video.addEventListener('ended', function () { report({ event: 'player.state', state: 'ended' }); });
   playpause.addEventListener('click', function () {
     if (video.paused) { video.play(); } else { video.pause(); }
   });
