@@ -94,6 +94,7 @@ class VideoSDK:
             await self.screen.tv("playEpisode", {
                 "vid": ticket.vid, "filmId": ticket.film_id, "episodeNo": ticket.episode_no,
                 "startAt": ticket.start_at, "subtitles": [str(lang) for lang in languages if lang]}, not resume)
+            await self._show_preloaded()
             if resume:
                 await self._screenshot("playback-resumed", ticket.vid)
                 await self.screen.tv("playVideo")
@@ -103,9 +104,12 @@ class VideoSDK:
             ticket = self.tickets.preload(data)
             if ticket is not None:
                 log.info("preloaded %s (%s episode %d)", ticket.vid, ticket.film_id, ticket.episode_no)
-                await self.screen.tv("setPreloaded", sorted(t.vid for t in self.tickets.preloaded.values()))
+                await self._show_preloaded()
         elif kind == "playback.state":
             await self.show_state(data)
+
+    async def _show_preloaded(self) -> None:
+        await self.screen.tv("setPreloaded", sorted(t.vid for t in self.tickets.preloaded.values()))
 
     async def show_state(self, data: dict[str, Any]) -> None:
         """What ``playback.state`` (or a snapshot's ``playback.screen``) says to show."""
