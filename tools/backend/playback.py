@@ -7,8 +7,8 @@ episode and recorded in ``play-requests`` before anything else. The reply is cam
 ``{"ok":true,"current":ticket,"next":[{"episodeNo","ticket"}]}`` or
 ``{"ok":false,"outcome":...}``. The ``playDelayMs`` and ``playReply`` fault knobs apply here.
 ``GET /v1/stream/{vid}?token=`` answers 200 while a ticket issued for ``vid`` is valid and 403
-once it expired (its lifetime ran out, or ``expireTickets`` was posted): the demo player asks
-it, as a real player's SDK would find out from the video platform.
+once it expired (its lifetime ran out, or ``expireTickets`` was posted): the reference web player
+asks it, as a real player's SDK would find out from the video platform.
 """
 
 from __future__ import annotations

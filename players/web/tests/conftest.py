@@ -52,13 +52,19 @@ async def viewer(daemon: DaemonProcess) -> AsyncIterator[interactived_client.Cli
     await client.close()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "player_args(*args): more command-line arguments of the player")
+
+
 @pytest_asyncio.fixture
-async def player(daemon: DaemonProcess, viewer: interactived_client.Client,
+async def player(request: pytest.FixtureRequest, daemon: DaemonProcess, viewer: interactived_client.Client,
                  tmp_path: Path) -> AsyncIterator[PlayerProcess]:
-    """The reference player; at the end it must exit 0 on SIGTERM and leave no browser behind."""
+    """The reference player (with a test's ``player_args`` marker); at the end it must exit 0 on
+    SIGTERM and leave no browser behind."""
     folder = tmp_path / "player"
     folder.mkdir()
-    process = PlayerProcess(daemon.socket_path, folder)
+    marker = request.node.get_closest_marker("player_args")
+    process = PlayerProcess(daemon.socket_path, folder, tuple(marker.args) if marker else ())
     browser: list[int] = []
     try:
         await asyncio.to_thread(process.wait_started)

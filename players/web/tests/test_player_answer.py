@@ -54,7 +54,10 @@ async def test_bet_confirmation_dialog_answered_with_the_remote(backend, viewer,
     confirm = await next_event(stream, "answer.confirm", overlay_id)
     assert confirm["amount"] == 50
     await eventually(lambda: _dialog_is(remote, "Confirm your answer"), "the bet dialog")
-    await remote.press("Enter")  # "Yes" has the focus
+    assert (await remote.state())["focus"] == "No"  # a bet spends points: "No" has the focus first
+    await remote.press("ArrowLeft")
+    assert (await remote.state())["focus"] == "Yes"
+    await remote.press("Enter")
     result = await next_event(stream, "answer.result", overlay_id)
     assert result["status"] == "success", result
     assert (await remote.state())["dialog"] is None

@@ -46,7 +46,7 @@ async def test_each_location_lands_where_its_placement_says(backend, viewer, pla
             f"location {location}: the overlay is at {box}, its placement says {expected}"
 
 
-async def test_a_page_that_does_not_load_is_reported_failed(backend, viewer, player):
+async def test_a_page_that_does_not_load_is_reported_failed_and_dismissed(backend, viewer, player, remote):
     with socket.socket() as probe:  # a port where nothing listens: connection refused
         probe.bind(("127.0.0.1", 0))
         closed_port = probe.getsockname()[1]
@@ -66,6 +66,23 @@ async def test_a_page_that_does_not_load_is_reported_failed(backend, viewer, pla
         ack = await eventually(rendered_ack, f"the rendered ack of {timeline}")
         assert ack["status"] == "failed", ack
         assert f"overlay {overlay_id} failed" in player.log()
+        # Then the player destroys the frame and dismisses the overlay (docs/players.md, section 6).
+        assert (await next_event(stream, "overlay.hide", overlay_id))["reason"] == "dismissed"
+        await eventually(lambda: _no_overlays(remote), f"the frame of {timeline} gone")
+
+
+@pytest.mark.player_args("--silent-page-timeout", "2")
+async def test_a_silent_page_that_never_expires_is_dismissed(backend, viewer, player, remote, pages):
+    stream = viewer.events(types=["overlay."])
+    await asyncio.wait_for(stream.open(), WAIT)
+    await emit_overlay(backend, overlay_spec("silent", f"{pages.base_url}/silent.html", duration=0))
+    show = await next_event(stream, "overlay.show")
+    assert show["durationSec"] == 0
+    hidden = await next_event(stream, "overlay.hide", show["overlayId"])
+    assert hidden["reason"] == "dismissed"  # never revealed: the daemon waited for the page
+    assert f"overlay {show['overlayId']} loaded" in player.log()
+    assert "never said it is ready: dismissing it" in player.log()
+    await eventually(lambda: _no_overlays(remote), "the silent page's frame gone")
 
 
 async def test_a_replaced_overlay_frame_is_gone(backend, viewer, player, remote):

@@ -88,11 +88,16 @@ class PlayerProcess:
         return self.log_path.read_text(errors="replace")
 
     def screenshot(self, overlay_id: str, what: str) -> Optional[Path]:
-        """The screenshot taken for ``what`` (``reveal``, ``post-KEY``) of an overlay, if any."""
-        if not self.screenshots.exists():
-            return None
-        names = sorted(p for p in self.screenshots.iterdir() if p.name.endswith(f"-{what}-{overlay_id}.png"))
+        """The last screenshot taken for ``what`` (``reveal``, ``post-KEY``, ``playback-play``) of
+        an overlay (or a vid), if any."""
+        names = self.screenshots_of(overlay_id, what)
         return names[-1] if names else None
+
+    def screenshots_of(self, overlay_id: str, what: str) -> list[Path]:
+        """Every screenshot taken for ``what`` of an overlay (or a vid), in the order taken."""
+        if not self.screenshots.exists():
+            return []
+        return sorted(p for p in self.screenshots.iterdir() if p.name.endswith(f"-{what}-{overlay_id}.png"))
 
     def stop(self, timeout: float = 20.0) -> Optional[int]:
         """SIGTERM and a bounded wait (then SIGKILL); the exit status."""
@@ -191,20 +196,24 @@ class Remote:
 
 class FixturePages:
     """Serves ``/solid.html?color=R,G,B``: a page filled with one colour that says
-    INTERACTIVE_SHOW_ANALYTICS through the IOS bridge as soon as it is parsed."""
+    INTERACTIVE_SHOW_ANALYTICS through the IOS bridge as soon as it is parsed; ``/silent.html``:
+    a page that loads and never says it."""
 
     def __init__(self) -> None:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                if not self.path.startswith("/solid.html"):
+                if self.path.startswith("/silent.html"):
+                    body = b"<!doctype html><html><body>loaded, never ready</body></html>"
+                elif self.path.startswith("/solid.html"):
+                    query = dict(part.split("=", 1) for part in self.path.partition("?")[2].split("&") if "=" in part)
+                    color = query.get("color", "255,0,255")
+                    message = json.dumps(json.dumps({"type": "INTERACTIVE_SHOW_ANALYTICS", "data": {}}))
+                    body = (f"<!doctype html><html><body style='margin:0;height:100vh;background:rgb({color})'>"
+                            f"<script>window.webkit.messageHandlers.IOS.postMessage({message});</script>"
+                            "</body></html>").encode()
+                else:
                     self.send_error(404)
                     return
-                query = dict(part.split("=", 1) for part in self.path.partition("?")[2].split("&") if "=" in part)
-                color = query.get("color", "255,0,255")
-                message = json.dumps(json.dumps({"type": "INTERACTIVE_SHOW_ANALYTICS", "data": {}}))
-                body = (f"<!doctype html><html><body style='margin:0;height:100vh;background:rgb({color})'>"
-                        f"<script>window.webkit.messageHandlers.IOS.postMessage({message});</script>"
-                        "</body></html>").encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))

@@ -14,12 +14,14 @@ from interactived_client import ConnectionClosed, DaemonError
 from .cdp import CDPError
 from .frames import LoadOutcome
 from .screen import Screen
+from .sdk import VideoSDK
 
 log = logging.getLogger("player")
 
 EVENT_TYPES = ["overlay.", "player.controls", "predict.button", "login.required",
-               "fanclub.required", "answer."]
+               "fanclub.required", "answer.", "playback."]
 AUTOPILOT_DELAY = 1.0
+SILENT_PAGE_TIMEOUT = 30.0
 
 
 class Screenshots:
@@ -40,7 +42,9 @@ class WebPlayer:
     """Keeps the screen across daemon connections: ``run(client)`` once per connection."""
 
     def __init__(self, screen: Screen, screenshots: Optional[Screenshots], load_timeout: float,
-                 autopilot: bool) -> None:
+                 autopilot: bool, device: dict[str, str],
+                 play_at_start: Optional[tuple[str, int]] = None,
+                 silent_page_timeout: float = SILENT_PAGE_TIMEOUT) -> None:
         self.client: Optional[interactived_client.Client] = None
         self.screen = screen
         self.screenshots = screenshots
@@ -49,8 +53,14 @@ class WebPlayer:
         self._outbox: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
         self._load_timers: dict[str, asyncio.Task[None]] = {}
         self._shown: set[str] = set()
+        self._revealed: set[str] = set()
+        self._endless: set[str] = set()  # durationSec 0: the daemon never expires them
+        self._silence_timers: dict[str, asyncio.Task[None]] = {}
+        self.silent_page_timeout = silent_page_timeout
         self._tapped: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._play_at_start = play_at_start
+        self.video = VideoSDK(screen, device, self._report, self._screenshot)
         screen.on_loaded = self._loaded
         screen.on_bridge = lambda overlay_id, message: self._report(
             "overlay.bridge", {"overlayId": overlay_id, "message": message})
@@ -62,10 +72,15 @@ class WebPlayer:
         self.client = client
         self._outbox = asyncio.Queue()
         sending = asyncio.get_running_loop().create_task(self._send_reports(client))
+        checking = asyncio.get_running_loop().create_task(self.video.check_streams())
         try:
             await client.call("player.viewport", {"width": self.screen.width, "height": self.screen.height})
+            self.video.connected(await client.call("config.get"))
             stream = client.events(types=EVENT_TYPES)
             await self._redraw(await stream.open())
+            if self._play_at_start is not None:  # --play: once, on the first connection
+                self.video.start(*self._play_at_start)
+                self._play_at_start = None
             async for event in stream:
                 try:
                     await self._handle(event["type"], event["data"])
@@ -74,7 +89,8 @@ class WebPlayer:
                     log.warning("%s not drawn: %s", event["type"], error)
         finally:
             sending.cancel()
-            for task in [*self._load_timers.values(), *self._tasks]:
+            checking.cancel()
+            for task in [*self._load_timers.values(), *self._silence_timers.values(), *self._tasks]:
                 task.cancel()
 
     async def _handle(self, kind: str, data: dict[str, Any]) -> None:
@@ -82,6 +98,7 @@ class WebPlayer:
         if kind == "overlay.show":
             await self._show(data)
         elif kind == "overlay.reveal":
+            self._revealed.add(overlay_id)
             if await self.screen.tv("revealOverlay", overlay_id):
                 await self._screenshot("reveal", overlay_id)
                 if self.autopilot:
@@ -113,11 +130,13 @@ class WebPlayer:
                 "title": "Confirm your answer",
                 "text": f"This answer costs {data.get('amount', 0)} points. Go ahead?",
                 "buttons": [{"label": "Yes", "action": accept}, {"label": "No", "action": decline}],
-                "cancel": decline})
+                "focus": 1, "cancel": decline})  # "No" first: the viewer spends only by choosing to
         elif kind == "answer.result":
             text = "Answer accepted \u2713" if data.get("status") == "success" \
                 else f"Answer not accepted ({data.get('reason', 'failure')})"
             await self.screen.tv("toast", text, 4)
+        elif kind.startswith("playback."):
+            await self.video.handle(kind, data)
         elif kind == "events.lagged":
             log.info("missed %s events: redrawing from daemon.status", data.get("missed"))
             await self._redraw(await self.client.call("daemon.status") if self.client else {})
@@ -127,6 +146,8 @@ class WebPlayer:
         log.info("overlay %s (%s) at location %s: %s", overlay_id, data.get("kind"),
                  data.get("placement", {}).get("location"), data.get("url"))
         self._shown.add(overlay_id)
+        if data.get("durationSec") == 0:
+            self._endless.add(overlay_id)
         await self.screen.show_overlay(data)
         self._report("overlay.attached", {"overlayId": overlay_id})
         self._load_timers[overlay_id] = self._later(self._load_deadline(overlay_id))
@@ -147,12 +168,31 @@ class WebPlayer:
         log.info("overlay %s %s%s", outcome.overlay_id, outcome.status,
                  f": {outcome.reason}" if outcome.reason else "")
         self._report("overlay.rendered", params)
+        if outcome.status == "failed":  # docs/players.md: destroy the view, dismiss the overlay
+            self._forget(outcome.overlay_id)
+            self._later(self.screen.remove_overlay(outcome.overlay_id))
+            self._report("overlay.dismiss", {"overlayId": outcome.overlay_id})
+        elif outcome.overlay_id in self._endless and outcome.overlay_id not in self._revealed:
+            self._silence_timers[outcome.overlay_id] = self._later(self._silence_deadline(outcome.overlay_id))
+
+    async def _silence_deadline(self, overlay_id: str) -> None:
+        """docs/players.md, section 6: a loaded page that never expires and never said it is
+        ready is dismissed after a while, so that a stuck page does not hold memory."""
+        await asyncio.sleep(self.silent_page_timeout)
+        self._silence_timers.pop(overlay_id, None)
+        if overlay_id in self._shown and overlay_id not in self._revealed:
+            log.info("overlay %s loaded %g s ago and never said it is ready: dismissing it",
+                     overlay_id, self.silent_page_timeout)
+            self._report("overlay.dismiss", {"overlayId": overlay_id})
 
     def _forget(self, overlay_id: str) -> None:
         self._shown.discard(overlay_id)
-        timer = self._load_timers.pop(overlay_id, None)
-        if timer is not None:
-            timer.cancel()
+        self._revealed.discard(overlay_id)
+        self._endless.discard(overlay_id)
+        for timers in (self._load_timers, self._silence_timers):
+            timer = timers.pop(overlay_id, None)
+            if timer is not None and timer is not asyncio.current_task():
+                timer.cancel()
 
     async def _redraw(self, status: dict[str, Any]) -> None:
         """Makes the screen match a ``daemon.status`` (at start and after ``events.lagged``)."""
@@ -164,10 +204,14 @@ class WebPlayer:
             if overlay_id not in self._shown:
                 await self._show(overlay)
             if overlay.get("revealed"):
+                self._revealed.add(overlay_id)
                 await self.screen.tv("revealOverlay", overlay_id)
         for button in status.get("predict", []):
             if isinstance(button, dict):
                 await self._predict_button(button)
+        playback = status.get("playback")
+        if isinstance(playback, dict) and isinstance(playback.get("screen"), dict):
+            await self.video.show_state(playback["screen"])
 
     async def _predict_button(self, data: dict[str, Any]) -> None:
         await self.screen.tv("setPredictButton", data)
@@ -180,8 +224,8 @@ class WebPlayer:
     async def _dialog(self, what: str, overlay_id: str, spec: dict[str, Any]) -> None:
         await self.screen.tv("showDialog", spec)
         await self._screenshot(f"dialog-{what}", overlay_id)
-        if self.autopilot:
-            self._later(self._autopilot_key("Enter"))
+        if self.autopilot:  # the demo viewer says Yes to a bet: left from "No", then Enter
+            self._later(self._autopilot_key(*(["ArrowLeft"] if what == "confirm" else []), "Enter"))
 
     async def _screenshot(self, what: str, overlay_id: str) -> None:
         if self.screenshots is None:
@@ -192,6 +236,8 @@ class WebPlayer:
         log.info("screenshot %s", path)
 
     def _page_report(self, report: dict[str, Any]) -> None:
+        if self.video.page_report(report):
+            return
         if report.get("event") == "player.state":
             self._report("player.state", {"state": report.get("state", "playing")})
         elif report.get("event") == "action" and report.get("name") in (
@@ -226,9 +272,10 @@ class WebPlayer:
         if overlay_id in self._shown:
             await self.screen.press("Enter")
 
-    async def _autopilot_key(self, key: str) -> None:
-        await asyncio.sleep(AUTOPILOT_DELAY / 2)
-        await self.screen.press(key)
+    async def _autopilot_key(self, *keys: str) -> None:
+        for key in keys:
+            await asyncio.sleep(AUTOPILOT_DELAY / 2)
+            await self.screen.press(key)
 
     async def _autopilot_tap(self, timeline: str) -> None:
         """Demo viewer: taps a lit predict/lucky button with the mouse."""

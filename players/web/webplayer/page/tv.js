@@ -3,6 +3,8 @@
  * daemon said; the page reports what the viewer did through the DevTools binding __tvReport.
  * Overlays are frames in wrappers placed by their placement (location 0-8 row-major from the
  * top-left, width and height in percent of the video area, which is the whole screen).
+ * Episodes of play tickets play on the same video (the clip stands in for every stream), with
+ * a time badge and a card for the other screen states (loading, paywall, a message with Retry).
  */
 (function () {
   'use strict';
@@ -15,6 +17,12 @@
   var toastBox = document.getElementById('toast');
   var BACK_KEYS = { Escape: true, Backspace: true, BrowserBack: true, GoBack: true };
   var dialogCancel = null, toastTimer = null;
+  var playback = document.getElementById('playback');
+  var playbackTime = document.getElementById('playback-time');
+  var playbackNote = document.getElementById('playback-note');
+  var card = document.getElementById('playback-card');
+  var retry = document.getElementById('playback-retry');
+  var episode = null, noteTimer = null;
 
   function report(message) {
     if (typeof window.__tvReport === 'function') { window.__tvReport(JSON.stringify(message)); }
@@ -24,6 +32,8 @@
   if (query.get('video')) { video.src = query.get('video'); }
   video.addEventListener('playing', function () { report({ event: 'player.state', state: 'playing' }); });
   video.addEventListener('pause', function () { report({ event: 'player.state', state: 'paused' }); });
+  video.addEventListener('waiting', function () { report({ event: 'player.state', state: 'buffering' }); });
+  video.addEventListener('ended', function () { report({ event: 'player.state', state: 'ended' }); });
   playpause.addEventListener('click', function () {
     if (video.paused) { video.play(); } else { video.pause(); }
   });
@@ -32,6 +42,119 @@
   setInterval(function () {
     document.getElementById('clock').textContent = new Date().toLocaleTimeString('en-GB');
   }, 500);
+
+  /* Episodes. The clip loops while no episode plays (live TV); an episode plays once from its
+     startAt and reports its end. */
+  function pad(number) { return (number < 10 ? '0' : '') + number; }
+
+  /* mm:ss.t */
+  function clockText(seconds) {
+    var tenths = Math.max(0, Math.floor((Number(seconds) || 0) * 10));
+    return pad(Math.floor(tenths / 600)) + ':' + pad(Math.floor(tenths / 10) % 60) + '.' + (tenths % 10);
+  }
+
+  function showTime() {
+    if (!episode) { return; }
+    playbackTime.textContent = clockText(video.currentTime) +
+      (isFinite(video.duration) ? ' / ' + clockText(video.duration) : '');
+  }
+
+  function note(text, seconds) {
+    playbackNote.textContent = text;
+    playbackNote.hidden = !text;
+    clearTimeout(noteTimer);
+    if (seconds) { noteTimer = setTimeout(function () { playbackNote.hidden = true; }, seconds * 1000); }
+  }
+
+  function seekTo(seconds) {
+    return new Promise(function (done) {
+      var timer = setTimeout(done, 3000);
+      video.addEventListener('seeked', function () { clearTimeout(timer); done(); }, { once: true });
+      video.currentTime = seconds;
+    });
+  }
+
+  /* playback.play: {vid, filmId, episodeNo, startAt, subtitles}. Seeks to startAt and, unless
+     `start` is false (then playVideo starts it), plays; resolves with the position. */
+  function playEpisode(spec, start) {
+    episode = spec;
+    video.loop = false;
+    playback.hidden = false;
+    var subtitles = (spec.subtitles || []).length ? ' \u00b7 subtitles ' + spec.subtitles.join(', ') : '';
+    document.getElementById('playback-title').textContent =
+      spec.filmId + ' \u00b7 episode ' + spec.episodeNo + ' \u00b7 ' + spec.vid + subtitles;
+    var startAt = Math.max(0, Number(spec.startAt) || 0);
+    note(startAt > 0 ? 'Resumed at ' + clockText(startAt) + ' with a fresh ticket' : 'Playing from the start', 8);
+    return seekTo(startAt).then(function () {
+      showTime();
+      return start === false ? video.currentTime : playVideo();
+    });
+  }
+
+  function playVideo() {
+    var from = video.currentTime;
+    return video.play().catch(function () { return null; }).then(function () {
+      if (episode) { episode.playedFrom = from; }
+      showTime();
+      return from;
+    });
+  }
+
+  /* The platform refused the stream: the video stops; its position is what the player reports. */
+  function streamRefused(reason) {
+    video.pause();
+    var position = video.currentTime;
+    showTime();
+    note(reason + ' at ' + clockText(position) + ': asking for a fresh ticket');
+    return position;
+  }
+
+  function setPreloaded(vids) {
+    document.getElementById('playback-next').textContent = vids.length ? 'preloaded: ' + vids.join(', ') : '';
+  }
+
+  var CARDS = {
+    loading: function (data) { return ['Loading episode ' + data.episodeNo, data.filmId]; },
+    paywall: function (data) {
+      return ['Subscribers only', 'Episode ' + data.episodeNo + ' of ' + data.filmId +
+              ' is part of the subscription. Subscribe to watch it.'];
+    },
+    message: function (data) { return [data.text || 'Something went wrong', data.filmId + ', episode ' + data.episodeNo]; }
+  };
+
+  /* playback.state: {state, filmId, episodeNo, text, canRetry}. */
+  function setPlaybackState(data) {
+    var make = CARDS[data.state];
+    playback.dataset.state = data.state || '';
+    if (!make) {  // playing
+      var hadFocus = retry === document.activeElement;
+      card.hidden = true;
+      if (hadFocus) { focusDefault(); }
+      return;
+    }
+    var text = make(data);
+    card.dataset.state = data.state;
+    document.getElementById('playback-card-title').textContent = text[0];
+    document.getElementById('playback-card-text').textContent = text[1];
+    document.getElementById('playback-spinner').hidden = data.state !== 'loading';
+    retry.hidden = !(data.state === 'message' && data.canRetry === true);
+    card.hidden = false;
+    if (data.state !== 'loading') { video.pause(); }
+    if (!retry.hidden && dialog.hidden) {
+      window.focus();
+      retry.focus();
+    } else if (retry.hidden && document.activeElement === retry) {
+      focusDefault();
+    }
+  }
+
+  retry.addEventListener('click', function () { report({ event: 'action', name: 'playback.retry' }); });
+  video.addEventListener('ended', function () { if (episode) { report({ event: 'playback.ended' }); } });
+  video.addEventListener('seeked', showTime);
+  setInterval(showTime, 100);
+  document.addEventListener('visibilitychange', function () {
+    if (!document.hidden && episode) { report({ event: 'playback.foreground', position: video.currentTime }); }
+  });
 
   function wrapperOf(overlayId) {
     return Array.prototype.filter.call(overlays.children, function (element) {
@@ -135,7 +258,8 @@
     image.alt = (button.kind || 'predict') + ' (' + element.dataset.image + ')';
   }
 
-  /* A modal dialog: {title, text, buttons: [{label, action}], cancel}; actions are reported. */
+  /* A modal dialog: {title, text, buttons: [{label, action}], focus, cancel}: the button at index
+     `focus` (default 0) has the focus first; actions are reported. */
   function showDialog(spec) {
     document.getElementById('dialog-title').textContent = spec.title || '';
     document.getElementById('dialog-text').textContent = spec.text || '';
@@ -150,7 +274,7 @@
     dialogCancel = spec.cancel || null;
     dialog.hidden = false;
     window.focus();
-    row.firstChild.focus();
+    (row.children[spec.focus || 0] || row.firstChild).focus();
   }
 
   function closeDialog(action) {
@@ -167,13 +291,13 @@
     toastTimer = setTimeout(function () { toastBox.hidden = true; }, (seconds || 4) * 1000);
   }
 
-  /* Focus goes to the revealed overlay when there is one, else to the controls. */
+  /* Focus goes to the revealed overlay when there is one, else to Retry, else to the controls. */
   function focusDefault() {
     if (!dialog.hidden) { return; }
     var revealed = overlays.querySelector('.overlay[data-revealed="true"]');
     if (revealed) { enterOverlay(revealed); return; }
     window.focus();
-    (buttons.firstChild || playpause).focus();
+    (!card.hidden && !retry.hidden ? retry : buttons.firstChild || playpause).focus();
   }
 
   /* "frame:ID" inside an overlay, "overlay:ID" on its wrapper, else the element's id or text. */
@@ -220,7 +344,9 @@
     showOverlay: showOverlay, revealOverlay: revealOverlay, removeOverlay: removeOverlay,
     focusOverlayWrapper: focusOverlayWrapper, setControls: setControls,
     setPredictButton: setPredictButton, showDialog: showDialog, closeDialog: closeDialog,
-    toast: toast, focusDefault: focusDefault,
+    toast: toast, focusDefault: focusDefault, playEpisode: playEpisode, playVideo: playVideo,
+    streamRefused: streamRefused,
+    setPreloaded: setPreloaded, setPlaybackState: setPlaybackState,
     /* Where a predict/lucky button is on screen: [left, top, width, height], or null. */
     buttonBox: function (timelineId) {
       var element = buttons.querySelector('[data-timeline="' + CSS.escape(timelineId) + '"]');
@@ -243,7 +369,14 @@
         }),
         dialog: dialog.hidden ? null : document.getElementById('dialog-title').textContent,
         focus: describeFocus(),
-        playing: !video.paused
+        playing: !video.paused,
+        playback: {
+          vid: episode ? episode.vid : null, state: playback.dataset.state || null, time: video.currentTime,
+          playedFrom: episode && episode.playedFrom !== undefined ? episode.playedFrom : null,
+          card: card.hidden ? null : document.getElementById('playback-card-title').textContent,
+          retry: !card.hidden && !retry.hidden, note: playbackNote.hidden ? null : playbackNote.textContent,
+          preloaded: document.getElementById('playback-next').textContent
+        }
       };
     }
   };
