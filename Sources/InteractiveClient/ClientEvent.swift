@@ -13,7 +13,8 @@ public enum ClientEvent: Sendable, Equatable {
     /// client's buffer held): resynchronise with `status()`. After a restart it follows the new
     /// `subscribed`, whose snapshot already covers the loss.
     case lagged(missed: Int)
-    /// The daemon restarted (its boot id changed): it forgot the viewer and the room. Log in and
-    /// join again. A `subscribed` with the new boot's snapshot follows.
+    /// The daemon restarted (its boot id changed): its overlays are gone (it logs the viewer in and
+    /// joins the room again by itself; see docs/ipc.md, "Restarts"). Drop your overlay views; a
+    /// `subscribed` with the new boot's snapshot follows.
     case restarted(previousBootId: String, bootId: String)
 }
