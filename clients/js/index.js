@@ -219,7 +219,7 @@ export class Client {
  * Iteration ends when the client is closed or another stream replaces this one, and throws
  * ConnectionClosedError when the daemon goes away: connect again and resume with
  * `events({types, since: stream.lastSeq, bootId: stream.bootId})`; when the new `ready.bootId`
- * differs, the daemon restarted: log in and join again.
+ * differs, the daemon restarted (it joins again by itself; drop the old boot's overlays).
  */
 export class EventStream {
   #client;
