@@ -79,6 +79,11 @@ actor Store {
         let reason: String
     }
 
+    /// The store's write-ahead log has a damaged header: SQLite would ignore it (and what it
+    /// holds) silently. The log alone is moved aside; the database itself is intact (a power cut
+    /// while SQLite rewrote the header leaves exactly this) and is kept.
+    private struct DamagedLog: Error {}
+
     private static func openOrReplace(_ path: String, directoryWritable: Bool, log: Logger) throws(StoreError) -> Opened {
         guard directoryWritable else {
             let reason = "the state directory \(StateDirectory.parentPath(of: path)) is not writable (\(StateDirectory.errorText()))"
@@ -91,6 +96,8 @@ actor Store {
             return Opened(database: try open(path))
         } catch let error as Unusable {
             unusable = error
+        } catch is DamagedLog {
+            return try openMovingLogAside(path, log: log)
         } catch {
             return try fallBack(path, error: error, log: log)
         }
@@ -113,6 +120,31 @@ actor Store {
         } catch {
             var opened = try fallBack(path, error: error, log: log)
             opened.movedAside = aside
+            return opened
+        }
+    }
+
+    /// Moves a damaged write-ahead log (and its index) aside and opens the database without it.
+    private static func openMovingLogAside(_ path: String, log: Logger) throws(StoreError) -> Opened {
+        let aside = "\(path).corrupt-\(Timestamp.nowMs() / 1000)"
+        do {
+            for suffix in ["-wal", "-shm"] where StateDirectory.kind(of: path + suffix) != .missing {
+                try StateDirectory.move(path + suffix, to: aside + suffix)
+            }
+        } catch {
+            log.error("The store's write-ahead log is damaged and cannot be moved aside: \(error)",
+                      ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
+            return try inMemory(copying: nil, problem: .writeFailed, error: error.description, log: log)
+        }
+        log.error("The store's write-ahead log is damaged (what it held is lost); it was moved to \(aside)-wal and the store kept",
+                  ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
+        do {
+            var opened = Opened(database: try open(path))
+            opened.movedAside = aside + "-wal"
+            return opened
+        } catch {
+            var opened = try fallBack(path, error: error, log: log)
+            opened.movedAside = aside + "-wal"
             return opened
         }
     }
@@ -142,7 +174,7 @@ actor Store {
             guard let header = StateDirectory.prefix(of: wal, count: WALHeader.size) else {
                 throw Unusable(reason: "its write-ahead log cannot be read: \(StateDirectory.errorText())")
             }
-            guard WALHeader.isIntact(header) else { throw Unusable(reason: "its write-ahead log is damaged") }
+            guard WALHeader.isIntact(header) else { throw DamagedLog() }
         case .directory: throw Unusable(reason: "its write-ahead log is a directory")
         case .other(let what): throw Unusable(reason: "its write-ahead log is \(what)")
         }

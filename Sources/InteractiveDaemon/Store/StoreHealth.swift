@@ -32,7 +32,7 @@ struct StoreHealth: Sendable, Equatable {
     /// What `STATUS=` says about the store; nil while all is well.
     var statusNote: String? {
         var notes: [String] = []
-        if let movedAside { notes.append("damaged store moved to \(movedAside)") }
+        if let movedAside { notes.append("damaged \(movedAside.hasSuffix("-wal") ? "write-ahead log" : "store") moved to \(movedAside)") }
         switch problem {
         case .readOnly?: notes.append("state directory read-only, nothing is kept across a restart")
         case .full?: notes.append("state directory full, writes are retried")

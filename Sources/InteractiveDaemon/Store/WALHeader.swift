@@ -1,7 +1,7 @@
 /// The 32-byte header of an SQLite write-ahead log (sqlite.org/fileformat.html, "WAL File Format").
 ///
 /// SQLite ignores a log whose header is not valid, silently losing every transaction in it; the
-/// store checks the header first and treats a damaged log like a damaged database.
+/// store checks the header first, moves a damaged log aside and says so.
 enum WALHeader {
     static let size = 32
 
