@@ -22,7 +22,7 @@ extension OverlayManager {
 
     /// Bet confirmations not answered in time are declined.
     func expireConfirmations() {
-        for (_, waiter) in confirmations.expire(now: Timestamp.nowMs()) { waiter.resume(returning: .timedOut) }
+        for (_, waiter) in confirmations.expire(now: Timestamp.monotonicMs()) { waiter.resume(returning: .timedOut) }
     }
 
     /// What one attempt came to.
@@ -127,7 +127,7 @@ extension OverlayManager {
     /// once is taken.
     private func confirmBet(_ record: OnScreenOverlay, amount: Double, vip: Bool, bet: Bool, timeoutMs: Int) async -> BetDecision {
         let overlayId = record.overlayId
-        let replaced = confirmations.ask(overlayId, deadline: Timestamp.nowMs() + Int64(timeoutMs))
+        let replaced = confirmations.ask(overlayId, deadline: Timestamp.monotonicMs() + Int64(timeoutMs))
         replaced?.resume(returning: .declined)
         // One sleeping task per confirmation asked (rare: a bet overlay answered), so that nobody
         // waits forever for a viewer who walked away.

@@ -11,10 +11,12 @@ public enum Timestamp {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    /// Milliseconds on the monotonic clock (for timeouts and durations).
+    /// Milliseconds on a clock that only goes forward and counts time suspended (for timeouts
+    /// and durations): `CLOCK_BOOTTIME`, the clock `ContinuousClock` and `Task.sleep` use, so a
+    /// deadline and the sleep that checks it agree, also across a standby.
     public static func monotonicMs() -> Int64 {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        clock_gettime(CLOCK_BOOTTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
