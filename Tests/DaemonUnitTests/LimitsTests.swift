@@ -9,7 +9,7 @@ import Testing
     }
 
     @Test func keepsTheNewestWithinCountAndBytes() {
-        var ring = ReplayRing(capacity: 4, byteCapacity: 35)
+        var ring = ReplayRing(capacity: 4, byteCapacity: 35, minimumCount: 1)
         for seq in 1...6 { ring.append(entry(seq)) }
         #expect(ring.count == 3)
         #expect(ring.oldestSeq == 4)
@@ -17,6 +17,9 @@ import Testing
         ring.append(entry(7, bytes: 100))
         #expect(ring.count == 1, "one entry over the byte capacity is still kept")
         #expect(ring.oldestSeq == 7)
+        var kept = ReplayRing(capacity: 8, byteCapacity: 35, minimumCount: 5)
+        for seq in 1...8 { kept.append(entry(seq)) }
+        #expect(kept.count == 5, "the byte capacity never leaves fewer than the minimum")
     }
 
     @Test func replayTakesTheNewestThatFitAndCountsTheRest() {
@@ -31,7 +34,7 @@ import Testing
     }
 
     @Test func manyAppendsKeepMemoryBounded() {
-        var ring = ReplayRing(capacity: 8, byteCapacity: 1_000)
+        var ring = ReplayRing(capacity: 8, byteCapacity: 1_000, minimumCount: 8)
         for seq in 1...100_000 { ring.append(entry(seq)) }
         #expect(ring.count == 8)
         #expect(ring.oldestSeq == 99_993)

@@ -1,5 +1,7 @@
 /// The events kept for `events.subscribe` with `since`: the newest `capacity` events, or fewer
-/// when they would take more than `byteCapacity` bytes (the oldest go first).
+/// when they would take more than `byteCapacity` bytes (the oldest go first), but never fewer
+/// than `minimumCount` (IPC.md: a ring of at least 1024; events are small, `raw` and posted
+/// data are bounded, so those take a few MiB at most).
 struct ReplayRing: Sendable {
     struct Entry: Sendable {
         let seq: Int
@@ -16,14 +18,16 @@ struct ReplayRing: Sendable {
 
     let capacity: Int
     let byteCapacity: Int
+    let minimumCount: Int
     /// Held entries are `storage[head...]`; the dead prefix is dropped once it is large.
     private var storage: [Entry] = []
     private var head = 0
     private(set) var byteCount = 0
 
-    init(capacity: Int, byteCapacity: Int) {
+    init(capacity: Int, byteCapacity: Int, minimumCount: Int = 1024) {
         self.capacity = max(1, capacity)
         self.byteCapacity = max(1, byteCapacity)
+        self.minimumCount = min(max(1, minimumCount), self.capacity)
     }
 
     var count: Int { storage.count - head }
@@ -34,7 +38,7 @@ struct ReplayRing: Sendable {
     mutating func append(_ entry: Entry) {
         storage.append(entry)
         byteCount += entry.size
-        while count > capacity || (byteCount > byteCapacity && count > 1) {
+        while count > capacity || (byteCount > byteCapacity && count > minimumCount) {
             byteCount -= storage[head].size
             head += 1
         }

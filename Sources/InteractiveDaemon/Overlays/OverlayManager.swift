@@ -206,7 +206,15 @@ actor OverlayManager {
     }
 
     /// Posts a message into every overlay of a timeline (`overlay.post`).
+    /// Posts the backend's `data` into the timeline's overlays; data over `OnScreenOverlay.rawLimit`
+    /// bytes is not forwarded (a warning says so), so every event and the replay ring stay small.
     func post(timelineId: String, key: String, data: JSONValue) async {
+        let size = data.serialized().count
+        guard size <= OnScreenOverlay.rawLimit else {
+            log.warning("Not posting \(key) for timeline \(timelineId): its data takes \(size) bytes (at most \(OnScreenOverlay.rawLimit))",
+                        ["INTERACTIVE_TIMELINE_ID": timelineId])
+            return
+        }
         for record in screen where record.timelineId == timelineId { await post(record.overlayId, key: key, data: data) }
     }
 
