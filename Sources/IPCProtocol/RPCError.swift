@@ -54,6 +54,7 @@ public enum DaemonErrorName: String, Sendable, CaseIterable {
     case unknownOverlay = "interactive.UnknownOverlay"
     case tooManyClients = "interactive.TooManyClients"
     case scenarioUnavailable = "interactive.ScenarioUnavailable"
+    case configRejected = "interactive.ConfigRejected"
 }
 
 extension RPCError {

@@ -39,6 +39,10 @@ public enum Daemon {
             return .ok
         }
 
+        if let checked = options.checkConfig {
+            return checkConfiguration(explicitFile: checked, options: options, environment: environment)
+        }
+
         // Configuration: defaults < file < runtime (store) < flags. Invalid at start: exit 78.
         let configPath = ConfigFile.path(flag: options.configPath, environment: environment)
         var layers = ConfigLayers(defaults: ConfigLayers.defaults(stateDirectory: defaultStateDirectory(environment)))
@@ -119,15 +123,16 @@ public enum Daemon {
             "startedAt": .string(Timestamp.rfc3339(Timestamp.nowMs())),
             "socket": ["path": JSONValue(listener.path), "activated": .bool(listener.activated)],
             "store": ["path": .string(store.path), "corruptMovedTo": JSONValue(store.corruptMovedTo)],
+            "restartNeeded": [], "configError": nil,
         ])
-        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, tracking: tracking.feed,
-                                   version: interactivedVersion)
+        let notifier = ServiceNotifier()
+        let reloader = ConfigReloader(config: config, bus: bus, notifier: notifier)
+        let router = RequestRouter(bus: bus, config: config, reloader: reloader, rooms: rooms, overlays: overlays,
+                                   tracking: tracking.feed, version: interactivedVersion, log: log)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: 1024, log: log)
-        let notifier = ServiceNotifier()
         let signals = SignalStream.make()
         let socketDescription = listener.activated ? "socket passed by systemd" : (listener.path ?? "?")
-        let storeNote = store.corruptMovedTo.map { "; damaged store moved to \($0)" } ?? ""
 
         let serving = Task {
             await withDiscardingTaskGroup { group in
@@ -137,14 +142,14 @@ public enum Daemon {
                 }
             }
         }
-        notifier.ready(status: "Listening on \(socketDescription); no room\(storeNote)")
+        // STATUS= follows the room, the backend connection and the overlays from here on.
+        await bus.onStatusLineChange { notifier.status($0) }
+        notifier.ready(status: await bus.statusLine)
         log.notice("interactived \(interactivedVersion) ready on \(socketDescription)", ["INTERACTIVE_BOOT_ID": bootId], id: .started)
 
         for await signal in signals {
             if signal == .hangup {
-                notifier.reloading()
-                let failure = await config.reloadFile()
-                notifier.ready(status: failure.map { "Configuration not reloaded: \($0)" } ?? "Configuration reloaded")
+                _ = await reloader.reload()
                 continue
             }
             notifier.stopping()
@@ -160,6 +165,26 @@ public enum Daemon {
         if !stoppedInTime { log.warning("Graceful stop took longer than \(shutdownDeadline); exiting anyway") }
         listener.close()
         return .ok
+    }
+
+    /// `--check-config [FILE]`: validates the file (FILE, else the one the daemon would read) and
+    /// the flags, touching no socket and no store. 0 when valid, 78 naming the key and the reason.
+    static func checkConfiguration(explicitFile: String, options: DaemonOptions, environment: [String: String]) -> DaemonExit {
+        let path = explicitFile.isEmpty ? ConfigFile.path(flag: options.configPath, environment: environment) : explicitFile
+        let named = !explicitFile.isEmpty || options.configPath != nil
+        do {
+            if named, !FileManager.default.fileExists(atPath: path) {
+                throw ConfigError.unreadableFile(path: path, reason: "no such file")
+            }
+            let keys = try ConfigFile.load(path: path)
+            _ = try ConfigLayers.validate(options.flagLayer)
+            let exists = FileManager.default.fileExists(atPath: path)
+            print(exists ? "\(path): valid (\(keys.count) keys)" : "\(path): no such file; the defaults apply")
+            return .ok
+        } catch {
+            printError("interactived: \(error)")
+            return .config
+        }
     }
 
     /// Runs `operation` in a task and waits for it at most `deadline`; false if it overran.

@@ -36,6 +36,9 @@ actor EventBus {
     private var ringStart = 0
     private var subscribers: [Int: Subscriber] = [:]
     private var status: [String: JSONValue] = [:]
+    /// Told the service status line (`STATUS=`) whenever a change of the board changes it.
+    private var statusLineSink: (@Sendable (String) -> Void)?
+    private var lastStatusLine = ""
 
     init(bootId: String, ringCapacity: Int = 4096) {
         self.bootId = bootId
@@ -54,11 +57,39 @@ actor EventBus {
         for subscriber in subscribers.values where subscriber.wants(type) {
             subscriber.queue.pushEvent(line, sendDirectly: sendDirectly)
         }
+        if let section { statusSectionChanged(section) }
     }
 
     /// Updates one section of the status board without an event.
     func setStatus(_ section: String, _ value: JSONValue) {
         status[section] = value
+        statusSectionChanged(section)
+    }
+
+    /// Sets one member of an object section of the status board without an event.
+    func setStatusMember(_ section: String, _ member: String, _ value: JSONValue) {
+        var members = status[section]?.objectValue ?? [:]
+        members[member] = value
+        status[section] = .object(members)
+        statusSectionChanged(section)
+    }
+
+    /// The service status line of the board as it is now.
+    var statusLine: String { ServiceStatusLine.compose(status) }
+
+    /// Sends the status line to `sink` now and after every change of it.
+    func onStatusLineChange(_ sink: @escaping @Sendable (String) -> Void) {
+        statusLineSink = sink
+        lastStatusLine = statusLine
+        sink(lastStatusLine)
+    }
+
+    private func statusSectionChanged(_ section: String) {
+        guard let statusLineSink, ServiceStatusLine.sections.contains(section) else { return }
+        let line = statusLine
+        guard line != lastStatusLine else { return }
+        lastStatusLine = line
+        statusLineSink(line)
     }
 
     /// What `daemon.status` returns.

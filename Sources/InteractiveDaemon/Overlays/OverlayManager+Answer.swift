@@ -24,15 +24,15 @@ extension OverlayManager {
         let overlay = record.overlay
         let timelineId = overlay.timelineId
         if answered.contains(timelineId) || answering.contains(timelineId) {
-            return await publishResult(overlayId, timelineId, failure: "already_answered")
+            return await publishResult(overlayId, overlay, failure: "already_answered")
         }
         guard context.session.isLoggedIn, let userId = context.session.userId else {
             await bus.publish(EventType.loginRequired, ["overlayId": .string(overlayId), "reason": "answer"])
-            return await publishResult(overlayId, timelineId, failure: "login_required")
+            return await publishResult(overlayId, overlay, failure: "login_required")
         }
         if overlay.requireFanclub && !context.fanclub {
             await bus.publish(EventType.fanclubRequired, ["overlayId": .string(overlayId), "mediaId": .string(context.mediaId)])
-            return await publishResult(overlayId, timelineId, failure: "fanclub_required")
+            return await publishResult(overlayId, overlay, failure: "fanclub_required")
         }
         answering.insert(timelineId)
         defer { answering.remove(timelineId) }
@@ -40,8 +40,8 @@ extension OverlayManager {
         do {
             api = try BackendAPI(settings: context.settings, token: context.session.token)
         } catch {
-            log.error("Cannot answer: \(error.message)", fields(overlay))
-            return await publishResult(overlayId, timelineId, failure: "network_error")
+            log.error("Cannot answer for \(overlayId) (\(logDetail(overlay))): \(error.message)", fields(overlay))
+            return await publishResult(overlayId, overlay, failure: "network_error")
         }
 
         if overlay.requireVip || overlay.requireBet {
@@ -49,18 +49,18 @@ extension OverlayManager {
             do {
                 status = try await api.vipStatus(mediaId: context.mediaId)
             } catch {
-                log.warning("VIP status unavailable: \(error)", fields(overlay))
-                return await publishResult(overlayId, timelineId, failure: error.answerFailure.reason)
+                log.warning("VIP status unavailable for \(overlayId) (\(logDetail(overlay))): \(error)", fields(overlay))
+                return await publishResult(overlayId, overlay, failure: error.answerFailure.reason)
             }
-            if overlay.requireVip && !status.vip { return await publishResult(overlayId, timelineId, failure: "vip_required") }
+            if overlay.requireVip && !status.vip { return await publishResult(overlayId, overlay, failure: "vip_required") }
             if overlay.requireBet {
-                guard status.bet else { return await publishResult(overlayId, timelineId, failure: "bet_not_allowed") }
+                guard status.bet else { return await publishResult(overlayId, overlay, failure: "bet_not_allowed") }
                 await bus.publish(EventType.answerConfirm, [
                     "overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": "bet",
                     "amount": .number(overlay.betAmount), "vip": .bool(status.vip), "bet": .bool(status.bet),
                 ])
                 let accepted = await withCheckedContinuation { confirmations[overlayId] = $0 }
-                guard accepted else { return await publishResult(overlayId, timelineId, failure: "bet_declined") }
+                guard accepted else { return await publishResult(overlayId, overlay, failure: "bet_declined") }
             }
         }
 
@@ -71,7 +71,8 @@ extension OverlayManager {
             "socketId": context.mode == .live ? JSONValue(context.socketId) : .null, "userId": .string(userId),
             "mode": .string(context.mode.rawValue), "answer": answer,
         ]
-        log.info("Submitting an answer", fields(overlay), id: .answerSubmitted)
+        log.info("Submitting an answer for \(overlayId) (\(logDetail(overlay)))",
+                 fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .answerSubmitted)
         switch await api.postAction(body) {
         case .success(let data):
             answered.insert(timelineId)
@@ -81,7 +82,7 @@ extension OverlayManager {
                 log.error("Cannot keep the answered timeline in the store: \(error)", fields(overlay))
             }
             if let trackingId { tracker?.record(.answerSucceeded(trackingId: trackingId, at: Timestamp.nowMs())) }
-            await publishResult(overlayId, timelineId, data: data)
+            await publishResult(overlayId, overlay, data: data)
             if overlay.requireBet || overlay.requireVip {
                 await post(overlayId, key: "UPDATE_CONFIRM", data: ["timelineId": .string(timelineId), "success": true])
             }
@@ -89,19 +90,28 @@ extension OverlayManager {
                 await post(overlayId, key: "UPDATE_NUMBER_LUCKY", data: ["number": number])
             }
         case .failure(let reason, let step):
-            log.warning("Answer refused: \(reason)", fields(overlay))
             if let trackingId { tracker?.record(.answerFailed(trackingId: trackingId, reason: reason, step: step, at: Timestamp.nowMs())) }
-            await publishResult(overlayId, timelineId, failure: reason)
+            await publishResult(overlayId, overlay, failure: reason)
         }
     }
 
-    private func publishResult(_ overlayId: String, _ timelineId: String, failure reason: String) async {
-        await bus.publish(EventType.answerResult, ["overlayId": .string(overlayId), "timelineId": .string(timelineId),
+    /// Reasons that mean the backend or the network failed, not a rule of the flow.
+    private static let backendFailures: Set<String> = ["network_error", "unknown_response", "api_false", "api_unauthorized"]
+
+    private func publishResult(_ overlayId: String, _ overlay: IncomingOverlay, failure reason: String) async {
+        await bus.publish(EventType.answerResult, ["overlayId": .string(overlayId), "timelineId": .string(overlay.timelineId),
                                                    "status": "failure", "reason": .string(reason)])
+        let priority: LogPriority = Self.backendFailures.contains(reason) || reason.hasPrefix("api_") ? .warning : .info
+        log.log(priority, "Answer for \(overlayId) failed (\(logDetail(overlay))): \(reason)",
+                fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "failure",
+                                         "INTERACTIVE_ANSWER_REASON": reason]) { $1 }, id: .answerResult)
     }
 
-    private func publishResult(_ overlayId: String, _ timelineId: String, data: JSONValue) async {
-        await bus.publish(EventType.answerResult, ["overlayId": .string(overlayId), "timelineId": .string(timelineId),
+    private func publishResult(_ overlayId: String, _ overlay: IncomingOverlay, data: JSONValue) async {
+        await bus.publish(EventType.answerResult, ["overlayId": .string(overlayId), "timelineId": .string(overlay.timelineId),
                                                    "status": "success", "reason": nil, "data": data])
+        log.info("Answer for \(overlayId) accepted (\(logDetail(overlay)))",
+                 fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "success"]) { $1 },
+                 id: .answerResult)
     }
 }

@@ -1,4 +1,7 @@
 import CSystemd
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The service manager's notification socket (sd_notify): READY, STATUS, RELOADING, STOPPING
 /// and watchdog pings. Every call is a no-op when `$NOTIFY_SOCKET` is unset.
@@ -7,7 +10,8 @@ public struct ServiceNotifier: Sendable {
 
     public func ready(status: String) { send("READY=1\nSTATUS=\(status)") }
     public func status(_ status: String) { send("STATUS=\(status)") }
-    public func reloading() { send("RELOADING=1") }
+    /// `MONOTONIC_USEC` tells the service manager when the reload began (sd_notify(3)).
+    public func reloading() { send("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())") }
     public func stopping() { send("STOPPING=1\nSTATUS=Stopping") }
     public func watchdog() { send("WATCHDOG=1") }
 
@@ -19,4 +23,11 @@ public struct ServiceNotifier: Sendable {
     }
 
     private func send(_ state: String) { _ = sd_notify(0, state) }
+
+    /// CLOCK_MONOTONIC in microseconds, the clock systemd compares `MONOTONIC_USEC` with.
+    static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(max(now.tv_sec, 0)) &* 1_000_000 &+ UInt64(max(now.tv_nsec, 0) / 1000)
+    }
 }
