@@ -142,8 +142,9 @@ public enum Daemon {
                 }
             }
         }
-        // STATUS= follows the room, the backend connection and the overlays from here on.
-        await bus.onStatusLineChange { notifier.status($0) }
+        // STATUS= follows the room, the backend connection and the overlays from here on (the
+        // line is not even composed when no service manager listens).
+        if notifier.isListening { await bus.onStatusLineChange { notifier.status($0) } }
         notifier.ready(status: await bus.statusLine)
         log.notice("interactived \(interactivedVersion) ready on \(socketDescription)", ["INTERACTIVE_BOOT_ID": bootId], id: .started)
 

@@ -1,3 +1,4 @@
+import Foundation
 import JSONValue
 import Testing
 @testable import InteractiveDaemon
@@ -33,4 +34,26 @@ import Testing
         let long = String(repeating: "x", count: 500)
         #expect(ServiceStatusLine.clean(long).count == ServiceStatusLine.valueLimit)
     }
+
+    @Test func theBusTellsEachChangeOfTheLineOnce() async {
+        let bus = EventBus(bootId: "b")
+        let lines = LineRecorder()
+        await bus.onStatusLineChange { lines.append($0) }
+        let room: JSONValue = ["mediaId": "m1", "mode": "vod", "state": "joining"]
+        await bus.publish("room.state", room, section: "room", status: room)
+        await bus.publish("room.state", room, section: "room", status: room)
+        await bus.setStatus("session", ["loggedIn": true])
+        await bus.setStatusMember("daemon", "restartNeeded", ["maxClients"])
+        #expect(lines.all == ["Room m1 (vod) joining", "Room m1 (vod) joining; restart needed to apply maxClients"])
+        #expect(await bus.statusLine == "Room m1 (vod) joining; restart needed to apply maxClients")
+    }
+}
+
+/// Collects what a sink was given (the sink is called synchronously on the bus).
+private final class LineRecorder: @unchecked Sendable {
+    private var lines: [String] = []
+    private let lock = NSLock()
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }

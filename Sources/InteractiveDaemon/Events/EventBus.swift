@@ -77,11 +77,10 @@ actor EventBus {
     /// The service status line of the board as it is now.
     var statusLine: String { ServiceStatusLine.compose(status) }
 
-    /// Sends the status line to `sink` now and after every change of it.
+    /// Sends the status line to `sink` after every change of it from now on.
     func onStatusLineChange(_ sink: @escaping @Sendable (String) -> Void) {
         statusLineSink = sink
         lastStatusLine = statusLine
-        sink(lastStatusLine)
     }
 
     private func statusSectionChanged(_ section: String) {

@@ -6,7 +6,10 @@ import Glibc
 /// The service manager's notification socket (sd_notify): READY, STATUS, RELOADING, STOPPING
 /// and watchdog pings. Every call is a no-op when `$NOTIFY_SOCKET` is unset.
 public struct ServiceNotifier: Sendable {
-    public init() {}
+    /// Whether a service manager listens (`$NOTIFY_SOCKET` is set).
+    public let isListening: Bool
+
+    public init() { isListening = getenv("NOTIFY_SOCKET") != nil }
 
     public func ready(status: String) { send("READY=1\nSTATUS=\(status)") }
     public func status(_ status: String) { send("STATUS=\(status)") }
