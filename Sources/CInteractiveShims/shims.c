@@ -5,7 +5,10 @@
 #include <grp.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -60,4 +63,33 @@ void interactive_set_thread_name(const char *name) {
     char shortened[16];
     snprintf(shortened, sizeof(shortened), "%s", name);
     pthread_setname_np(pthread_self(), shortened);
+}
+
+int interactive_notify_nonblocking(const char *state) {
+    const char *path = getenv("NOTIFY_SOCKET");
+    if (path == NULL || path[0] == '\0') {
+        return 0;
+    }
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof(address));
+    address.sun_family = AF_UNIX;
+    size_t length = strlen(path);
+    if ((path[0] != '/' && path[0] != '@') || length >= sizeof(address.sun_path)) {
+        return -EAFNOSUPPORT;
+    }
+    memcpy(address.sun_path, path, length);
+    if (path[0] == '@') {
+        address.sun_path[0] = '\0';  // abstract namespace: the name's exact length, no terminator
+    } else {
+        length += 1;
+    }
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        return -errno;
+    }
+    ssize_t sent = sendto(fd, state, strlen(state), MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&address,
+                          (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length));
+    int result = sent < 0 ? -errno : 1;
+    close(fd);
+    return result;
 }

@@ -70,9 +70,6 @@ actor ConfigStore {
         return .object(members)
     }
 
-    /// Start-only keys the file changed since start: they apply after a restart.
-    var restartNeeded: [String] { layers.restartNeeded.map(\.key) }
-
     /// Applies a `config.set` patch from `client`; returns the new effective configuration.
     func set(_ patch: [String: JSONValue], by client: ClientContext) async throws -> JSONValue {
         let runtime = try layers.patchedRuntime(patch)

@@ -5,7 +5,7 @@
 struct BackendOutage: Sendable, Equatable {
     /// When the current outage began; nil while the connection is up or was never tried.
     private(set) var since: ContinuousClock.Instant?
-    /// Failed attempts in the current outage.
+    /// Connection attempts that failed in the current outage.
     private(set) var failures = 0
 
     /// How a failure is logged.
@@ -16,12 +16,17 @@ struct BackendOutage: Sendable, Equatable {
         case stillOut(failures: Int)
     }
 
-    /// The connection was lost or an attempt failed at `now`.
-    mutating func failed(at now: ContinuousClock.Instant) -> FailureLog {
-        failures = failures.addingReportingOverflow(1).overflow ? Int.max : failures + 1
+    /// The connection went down at `now`: an outage begins unless one is under way.
+    mutating func lost(at now: ContinuousClock.Instant) -> FailureLog {
         guard since == nil else { return .stillOut(failures: failures) }
         since = now
         return .outageBegins
+    }
+
+    /// A connection attempt failed at `now` (it begins an outage when the backend was never reached).
+    mutating func attemptFailed(at now: ContinuousClock.Instant) -> FailureLog {
+        failures = failures == Int.max ? Int.max : failures + 1
+        return lost(at: now) == .outageBegins ? .outageBegins : .stillOut(failures: failures)
     }
 
     /// The connection is up at `now`: the outage it ends (how long it lasted and how many

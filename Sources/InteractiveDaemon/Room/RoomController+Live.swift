@@ -119,7 +119,7 @@ extension RoomController {
             let wasConnected = socketId != nil
             if wasConnected {
                 await connectionLost()
-                logFailure("connection lost", retry: attempt, in: .zero)
+                logFailure(backendOutage.lost(at: .now), "connection lost", retry: attempt, in: .zero)
             }
             let state = wasConnected || socketEverConnected ? "reconnecting" : "connecting"
             await publishConnection(["state": .string(state), "attempt": .number(Double(attempt)), "retryInMs": 0,
@@ -140,9 +140,9 @@ extension RoomController {
             sendJoin()
         case .reconnecting(let attempt, let retryIn, let error):
             await connectionLost()
-            logFailure(error.description, retry: attempt, in: retryIn)
+            logFailure(backendOutage.attemptFailed(at: .now), error.description, retry: attempt, in: retryIn)
             await publishConnection(["state": "reconnecting", "attempt": .number(Double(attempt)),
-                                     "retryInMs": .number(Double(retryIn.components.seconds * 1000 + retryIn.components.attoseconds / 1_000_000_000_000_000)),
+                                     "retryInMs": .number(Double(BackendOutage.milliseconds(retryIn))),
                                      "error": .string(error.description)])
         case .refused(let error):
             await connectionLost()
@@ -161,11 +161,12 @@ extension RoomController {
     }
 
     /// One warning when an outage begins; the attempts after it at debug.
-    private func logFailure(_ reason: String, retry attempt: Int, in delay: Duration) {
+    private func logFailure(_ decision: BackendOutage.FailureLog, _ reason: String, retry attempt: Int, in delay: Duration) {
         let retry = "attempt \(attempt) in \(BackendOutage.seconds(delay))"
-        switch backendOutage.failed(at: .now) {
+        switch decision {
         case .outageBegins:
-            log.warning("Backend connection lost: \(reason); reconnecting (\(retry); later attempts are logged at debug level)",
+            let what = socketEverConnected ? "Backend connection lost" : "Backend unreachable"
+            log.warning("\(what): \(reason); reconnecting (\(retry); later attempts are logged at debug level)",
                         id: .backendDisconnected)
         case .stillOut(let failures):
             log.debug("Backend still unreachable after \(failures) failed attempts: \(reason); \(retry)")

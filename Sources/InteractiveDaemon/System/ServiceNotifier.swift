@@ -1,10 +1,16 @@
+import CInteractiveShims
 import CSystemd
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The service manager's notification socket (sd_notify): READY, STATUS, RELOADING, STOPPING
+/// The service manager's notification socket (sd_notify(3)): READY, STATUS, RELOADING, STOPPING
 /// and watchdog pings. Every call is a no-op when `$NOTIFY_SOCKET` is unset.
+///
+/// Nothing here blocks: sd_notify waits when the receiver's queue is full (net.unix.max_dgram_qlen,
+/// often 10 datagrams), and STATUS= is sent on every change of the room, the connection and the
+/// overlays, from the display path. A full queue drops the message instead; systemd reads its
+/// socket at once, so only a receiver that stopped reading loses any.
 public struct ServiceNotifier: Sendable {
     /// Whether a service manager listens (`$NOTIFY_SOCKET` is set).
     public let isListening: Bool
@@ -25,7 +31,7 @@ public struct ServiceNotifier: Sendable {
         return .microseconds(Int64(usec))
     }
 
-    private func send(_ state: String) { _ = sd_notify(0, state) }
+    private func send(_ state: String) { _ = interactive_notify_nonblocking(state) }
 
     /// CLOCK_MONOTONIC in microseconds, the clock systemd compares `MONOTONIC_USEC` with.
     static func monotonicMicroseconds() -> UInt64 {
