@@ -81,6 +81,18 @@ import Glibc
         #expect(try client.call("daemon.status")["daemon"]?["configError"] == .null)
     }
 
+    @Test func aServiceManagerThatStopsReadingNeverBlocksTheDaemon() throws {
+        // The test's notify socket is read only while a test waits on it: its queue (10 datagrams
+        // with the default net.unix.max_dgram_qlen) fills after a few reloads.
+        let daemon = try DaemonProcess(config: ["tenant": "t"])
+        let client = try daemon.client()
+        for round in 0..<20 {
+            #expect(try client.call("daemon.reload", timeoutMs: 5000)["file"] != nil, "reload \(round)")
+        }
+        #expect(try client.call("daemon.status", timeoutMs: 5000)["daemon"] != nil)
+        #expect(try daemon.stop(timeoutMs: 10_000) == 0)
+    }
+
     @Test func startOnlyKeysKeepTheRunningValueAndSayARestartIsNeeded() throws {
         let daemon = try DaemonProcess(config: ["maxClients": 50, "privilegedGroup": "interactive", "tenant": "t"])
         let configPath = daemon.directory.path + "/config.json"
