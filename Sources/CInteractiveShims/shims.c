@@ -6,7 +6,10 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -69,4 +72,33 @@ int interactive_release_free_memory(void) {
 
 size_t interactive_free_heap_bytes(void) {
     return mallinfo2().fordblks;
+}
+
+int interactive_notify_nonblocking(const char *state) {
+    const char *path = getenv("NOTIFY_SOCKET");
+    if (path == NULL || path[0] == '\0') {
+        return 0;
+    }
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof(address));
+    address.sun_family = AF_UNIX;
+    size_t length = strlen(path);
+    if ((path[0] != '/' && path[0] != '@') || length >= sizeof(address.sun_path)) {
+        return -EAFNOSUPPORT;
+    }
+    memcpy(address.sun_path, path, length);
+    if (path[0] == '@') {
+        address.sun_path[0] = '\0';  // abstract namespace: the name's exact length, no terminator
+    } else {
+        length += 1;
+    }
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        return -errno;
+    }
+    ssize_t sent = sendto(fd, state, strlen(state), MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&address,
+                          (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length));
+    int result = sent < 0 ? -errno : 1;
+    close(fd);
+    return result;
 }

@@ -5,6 +5,7 @@ public let ipcProtocolVersion = 1
 public enum IPCMethod: String, Sendable, CaseIterable {
     case daemonHello = "daemon.hello"
     case daemonStatus = "daemon.status"
+    case daemonReload = "daemon.reload"
     case configGet = "config.get"
     case configSet = "config.set"
     case sessionLogin = "session.login"

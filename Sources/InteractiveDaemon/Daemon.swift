@@ -39,6 +39,10 @@ public enum Daemon {
             return .ok
         }
 
+        if let checked = options.checkConfig {
+            return checkConfiguration(explicitFile: checked, options: options, environment: environment)
+        }
+
         // Configuration: defaults < file < runtime (store) < flags. Invalid at start: exit 78.
         let configPath = ConfigFile.path(flag: options.configPath, environment: environment)
         var layers = ConfigLayers(defaults: ConfigLayers.defaults(stateDirectory: defaultStateDirectory(environment)))
@@ -120,22 +124,20 @@ public enum Daemon {
             "startedAt": .string(Timestamp.rfc3339(Timestamp.nowMs())),
             "socket": ["path": JSONValue(listener.path), "activated": .bool(listener.activated)],
             "store": ["path": .string(store.path), "corruptMovedTo": JSONValue(store.corruptMovedTo)],
+            "restartNeeded": [], "configError": nil,
         ])
-        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, playback: playback, tracking: tracking.feed,
-                                   version: interactivedVersion)
+        let notifier = ServiceNotifier()
+        let reloader = ConfigReloader(config: config, bus: bus, notifier: notifier)
+        let router = RequestRouter(bus: bus, config: config, reloader: reloader, rooms: rooms, overlays: overlays, playback: playback,
+                                   tracking: tracking.feed, version: interactivedVersion, log: log)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: 1024, log: log)
-        let notifier = ServiceNotifier()
         let signals = SignalStream.make()
         let socketDescription = listener.activated ? "socket passed by systemd" : (listener.path ?? "?")
-        let storeHealth = await store.health
-        await bus.setStatus("store", storeHealth.json)
-        let storeNote = storeHealth.statusNote.map { "; \($0)" } ?? ""
-        // The store's later troubles (a full disk, and its end) reach daemon.status and STATUS=.
-        await store.observeHealth { health in
-            await bus.setStatus("store", health.json)
-            notifier.status("Running; store: \(health.statusNote ?? "writes work again")")
-        }
+        // The store's health (and its later troubles: a full disk, and their end) reach
+        // daemon.status, and through the status board STATUS=.
+        await bus.setStatus("store", await store.health.json)
+        await store.observeHealth { health in await bus.setStatus("store", health.json) }
 
         // The kept viewer and room come back before any client is served, so that a client's
         // logout or leave cannot be undone by a restore that finishes after it.
@@ -150,14 +152,15 @@ public enum Daemon {
                 }
             }
         }
-        notifier.ready(status: "Listening on \(socketDescription); no room\(storeNote)")
+        // STATUS= follows the room, the backend connection and the overlays from here on (the
+        // line is not even composed when no service manager listens).
+        if notifier.isListening { await bus.onStatusLineChange { notifier.status($0) } }
+        notifier.ready(status: await bus.statusLine)
         log.notice("interactived \(interactivedVersion) ready on \(socketDescription)", ["INTERACTIVE_BOOT_ID": bootId], id: .started)
 
         for await signal in signals {
             if signal == .hangup {
-                notifier.reloading()
-                let failure = await config.reloadFile()
-                notifier.ready(status: failure.map { "Configuration not reloaded: \($0)" } ?? "Configuration reloaded")
+                _ = await reloader.reload()
                 continue
             }
             notifier.stopping()
@@ -173,6 +176,26 @@ public enum Daemon {
         if !stoppedInTime { log.warning("Graceful stop took longer than \(shutdownDeadline); exiting anyway") }
         listener.close()
         return .ok
+    }
+
+    /// `--check-config [FILE]`: validates the file (FILE, else the one the daemon would read) and
+    /// the flags, touching no socket and no store. 0 when valid, 78 naming the key and the reason.
+    static func checkConfiguration(explicitFile: String, options: DaemonOptions, environment: [String: String]) -> DaemonExit {
+        let path = explicitFile.isEmpty ? ConfigFile.path(flag: options.configPath, environment: environment) : explicitFile
+        let named = !explicitFile.isEmpty || options.configPath != nil
+        do {
+            if named, !FileManager.default.fileExists(atPath: path) {
+                throw ConfigError.unreadableFile(path: path, reason: "no such file")
+            }
+            let keys = try ConfigFile.load(path: path)
+            _ = try ConfigLayers.validate(options.flagLayer)
+            let exists = FileManager.default.fileExists(atPath: path)
+            print(exists ? "\(path): valid (\(keys.count) keys)" : "\(path): no such file; the defaults apply")
+            return .ok
+        } catch {
+            printError("interactived: \(error)")
+            return .config
+        }
     }
 
     /// Runs `operation` in a task and waits for it at most `deadline`; false if it overran.

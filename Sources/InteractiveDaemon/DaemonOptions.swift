@@ -8,6 +8,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var flagLayer: [String: JSONValue] = [:]
     public var showHelp = false
     public var showVersion = false
+    /// `--check-config [FILE]`: the file to check ("" for the one the daemon would read), or nil.
+    public var checkConfig: String?
 
     /// Flags that set a configuration key, and the key.
     static let keyFlags: [String: String] = [
@@ -34,10 +36,15 @@ public struct DaemonOptions: Sendable, Equatable {
           --tenant ID             tenant id
           --os NAME               platform string sent to the backend
           --log-target TARGET     auto, journal or stderr
+          --check-config [FILE]   check FILE (default: the configuration file above) and the flags,
+                                  then exit: 0 if valid, 78 naming the key and the reason; opens no
+                                  socket and no store
           --version               print the version and exit
           -h, --help              print this help and exit
 
-        Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file.
+        Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file (so does
+        'interactivectl reload', which waits for the outcome). Start-only keys (stateDirectory,
+        maxClients, privilegedGroup, logTarget) changed in the file apply after a restart.
         Exit status: 0 stopped cleanly, 64 bad usage, 78 invalid configuration, 73 cannot create the
         state directory or store, 69 cannot listen on the socket.
         """
@@ -59,6 +66,16 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--version": options.showVersion = true
             case "--config": options.configPath = try takeValue(of: argument, inline: inlineValue, from: &remaining)
             case "--socket": options.socketPath = try takeValue(of: argument, inline: inlineValue, from: &remaining)
+            case "--check-config":
+                // The file is optional: the next argument is it unless it is an option.
+                if let inlineValue {
+                    options.checkConfig = inlineValue
+                } else if let next = remaining.first, !next.hasPrefix("-") {
+                    options.checkConfig = next
+                    remaining = remaining.dropFirst()
+                } else {
+                    options.checkConfig = ""
+                }
             default:
                 guard let key = keyFlags[argument] else { throw DaemonUsageError(message: "unknown option \(argument)") }
                 options.flagLayer[key] = .string(try takeValue(of: argument, inline: inlineValue, from: &remaining))

@@ -176,7 +176,8 @@ public actor SocketIOClient {
                 backoff.connected(at: .now)
                 attempt = 0
                 self.session = session
-                log(.info, "connected to \(configuration.url) as \(session.socketId)")
+                // State changes are published; their owner logs them as it sees fit (debug here).
+                log(.debug, "connected to \(configuration.url) as \(session.socketId)")
                 publish(.connected(socketId: session.socketId))
                 for incoming in early { handle(incoming, epoch: epoch) }
                 flushBuffer(into: session)
@@ -204,7 +205,7 @@ public actor SocketIOClient {
             } catch let error as SocketIOError {
                 switch error {
                 case .connectionRefused:
-                    log(.warning, "\(error)")
+                    log(.debug, "\(error)")
                     publish(.refused(error))
                     loopEnded(id: id)
                     return
@@ -228,7 +229,7 @@ public actor SocketIOClient {
                 return
             }
             let delay = backoff.nextDelay(using: &random)
-            log(.warning, "connection failed: \(failure); attempt \(attempt + 1) in \(delay.milliseconds) ms")
+            log(.debug, "connection failed: \(failure); attempt \(attempt + 1) in \(delay.milliseconds) ms")
             publish(.reconnecting(attempt: attempt + 1, retryIn: delay, error: failure))
             do {
                 try await Task.sleep(for: delay)

@@ -2,7 +2,7 @@ import Foundation
 import JSONValue
 
 /// Every command, in the order help lists them.
-let commands: [Command] = CoreCommands.all + RoomCommands.all + PlaybackCommands.all
+let commands: [Command] = CoreCommands.all + RoomCommands.all + PlaybackCommands.all + [ReloadCommand.reload]
 
 let generalHelp = """
     Usage: interactivectl [--socket PATH] [--json] COMMAND [ARGS]

@@ -41,8 +41,9 @@ struct InProcessDaemon {
                                          tracking: tracking, settings: settings, playback: playback)
         let roles = RolePolicy(daemonUID: geteuid(), privilegedGroup: settings.privilegedGroup)
         let listener = try UnixListener.bind(path: socketPath)
-        let router = RequestRouter(bus: bus, config: config, rooms: rooms, overlays: overlays, playback: playback, tracking: tracking.feed,
-                                   version: interactivedVersion)
+        let reloader = ConfigReloader(config: config, bus: bus, notifier: ServiceNotifier())
+        let router = RequestRouter(bus: bus, config: config, reloader: reloader, rooms: rooms, overlays: overlays, playback: playback,
+                                   tracking: tracking.feed, version: interactivedVersion, log: log)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: daemonQueueLimit, log: log)
         let serving = Task { await server.run() }

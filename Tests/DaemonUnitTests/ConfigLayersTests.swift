@@ -53,4 +53,52 @@ import Testing
     @Test func startOnlyKeysAreRefusedAtRuntime() {
         #expect(throws: ConfigError.startOnly("maxClients")) { try layers.patchedRuntime(["maxClients": 3]) }
     }
+
+    @Test func originsNameTheLayerOfEachValue() throws {
+        var layers = self.layers
+        layers.file = try ConfigLayers.validate(["tenant": "file", "os": "file", "environment": "prod"])
+        layers.runtime = try layers.patchedRuntime(["os": "runtime", "reconnect": ["capMs": 9000]])
+        layers.flags = try ConfigLayers.validate(["apiUrl": "https://flag.example"])
+        let origins = layers.origins
+        #expect(origins["tenant"]?.origin == .file)
+        #expect(origins["os"]?.origin == .runtime)
+        #expect(origins["os"]?.value == "runtime")
+        #expect(origins["apiUrl"]?.origin == .flag)
+        #expect(origins["socketUrl"]?.origin == .default)
+        #expect(origins["socketUrl"]?.value == "wss://wsk.onplay.live")
+        #expect(origins["httpTimeoutMs"]?.origin == .default)
+        #expect(origins["caFile"]?.origin == .unset)
+        #expect(origins["caFile"]?.value == .null)
+        // An object merged over lower layers comes from the top one that set a member.
+        #expect(origins["reconnect"]?.origin == .runtime)
+        #expect(origins["reconnect"]?.value == ["baseMs": 500, "capMs": 9000, "factor": 2])
+    }
+
+    @Test func startOnlyKeysKeepTheirValueFromStartUntilARestart() throws {
+        var layers = self.layers
+        layers.file = try ConfigLayers.validate(["tenant": "first", "maxClients": 10, "privilegedGroup": "players"])
+        layers.fileAtStart = layers.file
+        layers.file = try ConfigLayers.validate(["tenant": "second", "maxClients": 20])
+        #expect(layers.effective["tenant"] == "second")
+        #expect(layers.effective["maxClients"] == 10)
+        #expect(layers.effective["privilegedGroup"] == "players")
+        #expect(layers.origins["maxClients"]?.origin == .file)
+        let pending = layers.restartNeeded
+        #expect(pending.map(\.key) == ["maxClients", "privilegedGroup"])
+        #expect(pending.first?.requested == 20)
+        // The group dropped from the file means the default after a restart.
+        #expect(pending.last?.requested == "interactive")
+        // Back to the values of the start: nothing pending.
+        layers.file = try ConfigLayers.validate(["tenant": "third", "maxClients": 10, "privilegedGroup": "players"])
+        #expect(layers.restartNeeded.isEmpty)
+    }
+
+    @Test func aFlagOverAStartOnlyKeyNeedsNoRestartWhenTheFileChangesIt() throws {
+        var layers = self.layers
+        layers.flags = try ConfigLayers.validate(["logTarget": "stderr"])
+        layers.fileAtStart = [:]
+        layers.file = try ConfigLayers.validate(["logTarget": "journal"])
+        #expect(layers.effective["logTarget"] == "stderr")
+        #expect(layers.restartNeeded.isEmpty)
+    }
 }

@@ -22,6 +22,11 @@ int interactive_peer_groups(int fd, gid_t *groups, int capacity);
 /// The groups of `user` with primary group `group` (getgrouplist). Returns the count written, or -1.
 int interactive_user_groups(const char *user, gid_t group, gid_t *groups, int capacity);
 
+/// Sends `state` to the service manager's $NOTIFY_SOCKET (a path or an abstract "@name") without
+/// ever blocking: a full queue drops the message. Returns 1 when sent, 0 without $NOTIFY_SOCKET,
+/// or -errno (-EAGAIN: the queue is full).
+int interactive_notify_nonblocking(const char *state);
+
 #endif
 
 #ifndef C_INTERACTIVE_HTTP_H

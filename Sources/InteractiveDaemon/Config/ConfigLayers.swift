@@ -1,5 +1,19 @@
 import JSONValue
 
+/// Where the value in force of a configuration key comes from.
+enum ConfigOrigin: String, Sendable {
+    /// No layer sets it (its value is `null`).
+    case unset
+    /// The built-in default (or, for `socketUrl` and `apiUrl`, the one `environment: prod` implies).
+    case `default`
+    /// The configuration file.
+    case file
+    /// `config.set`, kept in the store.
+    case runtime
+    /// A command-line flag.
+    case flag
+}
+
 /// The configuration as layers: defaults < file < runtime (`config.set`, kept in the store)
 /// < command-line flags. Each layer holds only validated keys in normal form.
 struct ConfigLayers: Sendable, Equatable {
@@ -7,6 +21,9 @@ struct ConfigLayers: Sendable, Equatable {
     var file: [String: JSONValue] = [:]
     var runtime: [String: JSONValue] = [:]
     var flags: [String: JSONValue] = [:]
+    /// The file as it was read at start, when it differs from `file` after a reload. Start-only
+    /// keys keep the values they had at start until the daemon restarts: `nil` means `file`.
+    var fileAtStart: [String: JSONValue]?
 
     /// The prod URLs; dev and stg have none built in.
     static let prodSocketURL = "wss://wsk.onplay.live"
@@ -30,16 +47,41 @@ struct ConfigLayers: Sendable, Equatable {
     }
 
     /// Every key with its effective value (`null` when unset).
-    var effective: [String: JSONValue] {
-        var merged: [String: JSONValue] = [:]
-        for layer in [defaults, file, runtime, flags] {
-            for (key, value) in layer { merged[key] = ConfigLayers.merge(merged[key], value) }
+    var effective: [String: JSONValue] { resolved(pinStartOnly: true).mapValues(\.value) }
+
+    /// Every key with the value in force and the layer it comes from.
+    var origins: [String: (value: JSONValue, origin: ConfigOrigin)] { resolved(pinStartOnly: true) }
+
+    /// Start-only keys whose value in the file (with the flags over it) differs from the value in
+    /// force, with the value that a restart would bring. Sorted by key.
+    var restartNeeded: [(key: String, requested: JSONValue)] {
+        let requested = resolved(pinStartOnly: false)
+        let inForce = resolved(pinStartOnly: true)
+        return ConfigKeys.all.filter { !$0.runtime }.map(\.name).sorted().compactMap { key in
+            let wanted = requested[key]?.value ?? .null
+            return wanted == (inForce[key]?.value ?? .null) ? nil : (key, wanted)
         }
-        if merged["environment"] == "prod" {
-            if merged["socketUrl"] == nil { merged["socketUrl"] = .string(ConfigLayers.prodSocketURL) }
-            if merged["apiUrl"] == nil { merged["apiUrl"] = .string(ConfigLayers.prodAPIURL) }
+    }
+
+    /// Merges the layers key by key. With `pinStartOnly`, start-only keys read the file as it was
+    /// at start; without, they read the current file (what a restart would use).
+    private func resolved(pinStartOnly: Bool) -> [String: (value: JSONValue, origin: ConfigOrigin)] {
+        var merged: [String: (value: JSONValue, origin: ConfigOrigin)] = [:]
+        for key in ConfigKeys.all {
+            let fileLayer = pinStartOnly && !key.runtime ? (fileAtStart ?? file) : file
+            var entry: (value: JSONValue, origin: ConfigOrigin) = (.null, .unset)
+            for (origin, layer) in [(ConfigOrigin.default, defaults), (.file, fileLayer), (.runtime, runtime), (.flag, flags)] {
+                guard let value = layer[key.name] else { continue }
+                entry = (ConfigLayers.merge(entry.origin == .unset ? nil : entry.value, value), origin)
+            }
+            merged[key.name] = entry
         }
-        for key in ConfigKeys.all where merged[key.name] == nil { merged[key.name] = .null }
+        if merged["environment"]?.value == "prod" {
+            for (key, url) in [("socketUrl", ConfigLayers.prodSocketURL), ("apiUrl", ConfigLayers.prodAPIURL)]
+            where merged[key]?.origin == .unset {
+                merged[key] = (.string(url), .default)
+            }
+        }
         return merged
     }
 

@@ -7,7 +7,8 @@ actor ConfigStore {
     private static let runtimeSettingKey = "runtimeConfig"
 
     private var layers: ConfigLayers
-    private let filePath: String
+    /// The configuration file's path.
+    let filePath: String
     private let store: Store
     private let bus: EventBus
     private let log: Logger
@@ -16,6 +17,8 @@ actor ConfigStore {
     private(set) var settings: Settings
 
     init(layers: ConfigLayers, filePath: String, store: Store, bus: EventBus, log: Logger) async {
+        var layers = layers
+        layers.fileAtStart = layers.file
         self.layers = layers
         self.filePath = filePath
         self.store = store
@@ -54,9 +57,23 @@ actor ConfigStore {
     /// The effective configuration, every key (unset ones as null).
     func effective() -> JSONValue { .object(layers.effective) }
 
-    /// Applies a `config.set` patch; returns the new effective configuration. When the store
-    /// cannot keep it (a full or read-only state directory), it is in force until the daemon stops.
-    func set(_ patch: [String: JSONValue]) async throws -> JSONValue {
+    /// Every key as `{value, origin}` (origin: `default`, `file`, `runtime`, `flag` or `unset`);
+    /// a start-only key the file changed since start also has `pending`, the value a restart brings.
+    func effectiveWithOrigins() -> JSONValue {
+        let pending = Dictionary(uniqueKeysWithValues: layers.restartNeeded.map { ($0.key, $0.requested) })
+        var members: [String: JSONValue] = [:]
+        for (key, entry) in layers.origins {
+            var described: [String: JSONValue] = ["value": entry.value, "origin": .string(entry.origin.rawValue)]
+            if let requested = pending[key] { described["pending"] = requested }
+            members[key] = .object(described)
+        }
+        return .object(members)
+    }
+
+    /// Applies a `config.set` patch from `client`; returns the new effective configuration. When
+    /// the store cannot keep it (a full or read-only state directory), it is in force until the
+    /// daemon stops.
+    func set(_ patch: [String: JSONValue], by client: ClientContext) async throws -> JSONValue {
         let runtime = try layers.patchedRuntime(patch)
         do {
             try await store.setSetting(Self.runtimeSettingKey, .object(runtime))
@@ -65,41 +82,70 @@ actor ConfigStore {
         }
         var updated = layers
         updated.runtime = runtime
-        await apply(updated, reason: "config.set")
+        let changes = patch.keys.sorted().map { "\($0)=\((updated.effective[$0] ?? .null).jsonText)" }.joined(separator: " ")
+        log.notice("Runtime configuration set by \(client.logDescription): \(changes)",
+                   client.logFields.merging(["INTERACTIVE_CONFIG_KEYS": patch.keys.sorted().joined(separator: ",")]) { $1 },
+                   id: .configSet)
+        await apply(updated)
         return .object(layers.effective)
     }
 
-    /// Re-reads the configuration file (SIGHUP). An invalid file keeps the old configuration.
-    func reloadFile() async -> ConfigError? {
+    /// Re-reads the configuration file (SIGHUP, `daemon.reload`). An invalid file keeps the old
+    /// configuration; start-only keys keep their running values until a restart.
+    func reloadFile() async -> Result<ConfigReload, ConfigError> {
+        let fileFields = ["INTERACTIVE_CONFIG_FILE": filePath]
+        var updated = layers
         do {
-            var updated = layers
             updated.file = try ConfigFile.load(path: filePath)
-            await apply(updated, reason: "reload")
-            log.notice("Configuration file reloaded", ["INTERACTIVE_CONFIG_FILE": filePath], id: .configReloaded)
-            return nil
         } catch {
-            log.error("Configuration file not reloaded, keeping the old configuration: \(error)",
-                      ["INTERACTIVE_CONFIG_FILE": filePath], id: .configRejected)
-            return error
+            log.error("Configuration file \(filePath) not reloaded, keeping the running configuration: \(error)",
+                      fileFields.merging(["INTERACTIVE_CONFIG_KEY": error.key ?? ""]) { $1 }, id: .configRejected)
+            await bus.setStatusMember("daemon", "configError", .string(error.description))
+            return .failure(error)
         }
+        let pendingBefore = Set(layers.restartNeeded.map(\.key))
+        let inForce = layers.effective
+        let changed = await apply(updated)
+        let pending = layers.restartNeeded
+        for (key, requested) in pending where !pendingBefore.contains(key) {
+            log.warning("\(key) changed to \(requested.jsonText) in \(filePath); it applies only at start: "
+                        + "\(inForce[key]?.jsonText ?? "null") stays in force until interactived restarts",
+                        fileFields.merging(["INTERACTIVE_CONFIG_KEY": key]) { $1 }, id: .restartNeeded)
+        }
+        await bus.setStatusMember("daemon", "configError", .null)
+        await bus.setStatusMember("daemon", "restartNeeded", .array(pending.map { .string($0.key) }))
+        let summary = changed.isEmpty ? "nothing changed" : "changed: " + changed.joined(separator: ", ")
+        log.notice("Configuration file \(filePath) reloaded; \(summary)", fileFields, id: .configReloaded)
+        return .success(ConfigReload(changed: changed, restartNeeded: pending.map(\.key)))
     }
 
     /// Sets who applies the settings after every change. `config.set` and a reload return only
     /// after it did, so a call that follows a `config.set` reply already sees the new settings.
     func observe(_ observer: @escaping @Sendable (Settings) async -> Void) { self.observer = observer }
 
-    private func apply(_ updated: ConfigLayers, reason: String) async {
+    /// Puts `updated` in force; returns the keys whose effective value changed.
+    @discardableResult
+    private func apply(_ updated: ConfigLayers) async -> [String] {
         let before = layers.effective
         layers = updated
         let after = layers.effective
         settings = Settings(after)
         var changed: [String: JSONValue] = [:]
         for (key, value) in after where before[key] != value { changed[key] = value }
-        guard !changed.isEmpty else { return }
+        guard !changed.isEmpty else { return [] }
         if changed["insecureTLS"] == true {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }
         await bus.publish(EventType.configChanged, .object(changed), section: "config", status: .object(after))
         await observer?(settings)
+        return changed.keys.sorted()
     }
+}
+
+/// What a reload of the configuration file did.
+struct ConfigReload: Sendable, Equatable {
+    /// Keys whose value in force changed.
+    let changed: [String]
+    /// Start-only keys the file changes: they apply after a restart.
+    let restartNeeded: [String]
 }

@@ -35,6 +35,9 @@ actor EventBus {
     private let replayByteLimit: Int
     private var subscribers: [Int: Subscriber] = [:]
     private var status: [String: JSONValue] = [:]
+    /// Told the service status line (`STATUS=`) whenever a change of the board changes it.
+    private var statusLineSink: (@Sendable (String) -> Void)?
+    private var lastStatusLine = ""
 
     /// Defaults: the last 4096 events, or fewer when they exceed 2 MiB; a replay of 512 KiB at
     /// most (docs/ipc.md, "Limits").
@@ -60,11 +63,38 @@ actor EventBus {
         for subscriber in subscribers.values where subscriber.wants(type) {
             subscriber.queue.pushEvent(entry.line(for: subscriber.role), sendDirectly: sendDirectly)
         }
+        if let section { statusSectionChanged(section) }
     }
 
     /// Updates one section of the status board without an event.
     func setStatus(_ section: String, _ value: JSONValue) {
         status[section] = value
+        statusSectionChanged(section)
+    }
+
+    /// Sets one member of an object section of the status board without an event.
+    func setStatusMember(_ section: String, _ member: String, _ value: JSONValue) {
+        var members = status[section]?.objectValue ?? [:]
+        members[member] = value
+        status[section] = .object(members)
+        statusSectionChanged(section)
+    }
+
+    /// The service status line of the board as it is now.
+    var statusLine: String { ServiceStatusLine.compose(status) }
+
+    /// Sends the status line to `sink` after every change of it from now on.
+    func onStatusLineChange(_ sink: @escaping @Sendable (String) -> Void) {
+        statusLineSink = sink
+        lastStatusLine = statusLine
+    }
+
+    private func statusSectionChanged(_ section: String) {
+        guard let statusLineSink, ServiceStatusLine.sections.contains(section) else { return }
+        let line = statusLine
+        guard line != lastStatusLine else { return }
+        lastStatusLine = line
+        statusLineSink(line)
     }
 
     /// What `daemon.status` returns.

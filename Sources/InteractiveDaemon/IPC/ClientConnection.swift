@@ -101,11 +101,7 @@ struct ClientConnection: Sendable {
 
     private func reply(_ response: RPCResponse) { context.queue.pushReply(response.line()) }
 
-    private var clientFields: [String: String] {
-        guard let peer = context.peer else { return ["INTERACTIVE_CLIENT_ID": String(context.id)] }
-        return ["INTERACTIVE_CLIENT_ID": String(context.id), "INTERACTIVE_CLIENT_PID": String(peer.pid),
-                "INTERACTIVE_CLIENT_UID": String(peer.uid)]
-    }
+    private var clientFields: [String: String] { context.logFields }
 
     private func writeLoop() async {
         while let items = await context.queue.next() {

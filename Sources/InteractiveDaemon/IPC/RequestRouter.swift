@@ -7,18 +7,34 @@ struct ClientContext: Sendable {
     let peer: PeerCredentials?
     let role: ClientRole
     let queue: OutboundQueue
+
+    /// Who the client is, for log messages: "uid 1000 pid 4242".
+    var logDescription: String {
+        guard let peer else { return "client \(id) (credentials unknown)" }
+        return "uid \(peer.uid) pid \(peer.pid)"
+    }
+
+    /// The client's journal fields.
+    var logFields: [String: String] {
+        guard let peer else { return ["INTERACTIVE_CLIENT_ID": String(id)] }
+        return ["INTERACTIVE_CLIENT_ID": String(id), "INTERACTIVE_CLIENT_PID": String(peer.pid),
+                "INTERACTIVE_CLIENT_UID": String(peer.uid)]
+    }
 }
 
 /// Checks the caller's role and dispatches each method to the actor that owns its state.
 struct RequestRouter: Sendable {
     let bus: EventBus
     let config: ConfigStore
+    /// Re-reads the configuration file for `daemon.reload`.
+    let reloader: ConfigReloader
     let rooms: RoomController
     let overlays: OverlayManager
     let playback: PlaybackManager
     /// Tracking's feed: a status read waits until the events recorded before it were handled.
     let tracking: (any OverlayTracker)?
     let version: String
+    let log: Logger
 
     /// What a handler produced.
     enum Outcome: Sendable {
@@ -52,6 +68,8 @@ struct RequestRouter: Sendable {
             throw RPCError.methodNotFound(request.method)
         }
         if client.role == .observer && !method.isObserverAllowed {
+            log.warning("Permission denied: \(client.logDescription) called \(method.rawValue), which needs the control role",
+                        client.logFields.merging(["INTERACTIVE_METHOD": method.rawValue]) { $1 }, id: .permissionDenied)
             throw RPCError.daemon(.permissionDenied, "\(method.rawValue) needs the control role (root, the daemon's user or the privileged group)")
         }
         let params = try Params(request.params)
@@ -67,11 +85,20 @@ struct RequestRouter: Sendable {
         case .daemonStatus:
             await tracking?.settled()
             return .result(await bus.snapshot())
+        case .daemonReload:
+            switch await reloader.reload() {
+            case .success(let reload):
+                return .result(["file": .string(config.filePath), "changed": .array(reload.changed.map(JSONValue.string)),
+                                "restartNeeded": .array(reload.restartNeeded.map(JSONValue.string))])
+            case .failure(let error):
+                throw RPCError.daemon(.configRejected, "configuration file not reloaded: \(error)",
+                                      extra: ["key": JSONValue(error.key), "file": .string(config.filePath)])
+            }
         case .configGet:
-            return .result(await config.effective())
+            return .result(try params.optionalBool("origin") == true ? await config.effectiveWithOrigins() : await config.effective())
         case .configSet:
             guard !params.members.isEmpty else { throw RPCError.invalidParams("give at least one configuration key") }
-            return .result(try await config.set(params.members))
+            return .result(try await config.set(params.members, by: client))
         case .sessionLogin:
             let token = try params.string("token")
             let userId = try params.string("userId")

@@ -37,21 +37,21 @@ extension OverlayManager {
         let overlay = record.overlay
         let timelineId = overlay.timelineId
         if answered.contains(timelineId) || answering.contains(timelineId) {
-            return await publishResult(overlayId, timelineId, .failure("already_answered"))
+            return await publishResult(overlayId, overlay, .failure("already_answered"))
         }
         guard context.session.isLoggedIn, let userId = context.session.userId else {
             await bus.publish(EventType.loginRequired, ["overlayId": .string(overlayId), "reason": "answer"])
-            return await publishResult(overlayId, timelineId, .failure("login_required"))
+            return await publishResult(overlayId, overlay, .failure("login_required"))
         }
         if overlay.requireFanclub && !context.fanclub {
             await bus.publish(EventType.fanclubRequired, ["overlayId": .string(overlayId), "mediaId": .string(context.mediaId)])
-            return await publishResult(overlayId, timelineId, .failure("fanclub_required"))
+            return await publishResult(overlayId, overlay, .failure("fanclub_required"))
         }
         answering.insert(timelineId)
         let outcome = await submit(record, context: context, userId: userId, answer: answer)
         // Settled before anyone hears of it: a retry right after the result is a new attempt.
         answering.remove(timelineId)
-        await publishResult(overlayId, timelineId, outcome)
+        await publishResult(overlayId, overlay, outcome)
         guard case .success(let data) = outcome else { return }
         if overlay.requireBet || overlay.requireVip {
             await post(overlayId, key: "UPDATE_CONFIRM", data: ["timelineId": .string(timelineId), "success": true])
@@ -69,7 +69,7 @@ extension OverlayManager {
         do {
             api = try BackendAPI(settings: context.settings, token: context.session.token)
         } catch {
-            log.error("Cannot answer: \(error.message)", fields(overlay))
+            log.error("Cannot answer for \(record.overlayId) (\(logDetail(overlay))): \(error.message)", fields(overlay))
             return .failure("network_error")
         }
 
@@ -78,7 +78,7 @@ extension OverlayManager {
             do {
                 status = try await api.vipStatus(mediaId: context.mediaId)
             } catch {
-                log.warning("VIP status unavailable: \(error)", fields(overlay))
+                log.warning("VIP status unavailable for \(record.overlayId) (\(logDetail(overlay))): \(error)", fields(overlay))
                 return .failure(error.answerFailure.reason)
             }
             if overlay.requireVip && !status.vip { return .failure("vip_required") }
@@ -104,7 +104,8 @@ extension OverlayManager {
             "socketId": context.mode == .live ? JSONValue(context.socketId) : .null, "userId": .string(userId),
             "mode": .string(context.mode.rawValue), "answer": answer,
         ]
-        log.info("Submitting an answer", fields(overlay), id: .answerSubmitted)
+        log.info("Submitting an answer for \(record.overlayId) (\(logDetail(overlay)))",
+                 fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 }, id: .answerSubmitted)
         switch await api.postAction(body) {
         case .success(let data):
             answered.insert(timelineId)
@@ -116,7 +117,6 @@ extension OverlayManager {
             if let trackingId { tracker?.record(.answerSucceeded(trackingId: trackingId, at: Timestamp.nowMs())) }
             return .success(data)
         case .failure(let reason, let step):
-            log.warning("Answer refused: \(reason)", fields(overlay))
             if let trackingId { tracker?.record(.answerFailed(trackingId: trackingId, reason: reason, step: step, at: Timestamp.nowMs())) }
             return .failure(reason)
         }
@@ -144,22 +144,32 @@ extension OverlayManager {
         }
     }
 
-    private func publishResult(_ overlayId: String, _ timelineId: String, _ outcome: Outcome) async {
+    private func publishResult(_ overlayId: String, _ overlay: IncomingOverlay, _ outcome: Outcome) async {
         switch outcome {
-        case .success(let data): await publishResult(overlayId, timelineId, data: data)
-        case .failure(let reason, let detail): await publishResult(overlayId, timelineId, failure: reason, detail: detail)
+        case .success(let data): await publishResult(overlayId, overlay, data: data)
+        case .failure(let reason, let detail): await publishResult(overlayId, overlay, failure: reason, detail: detail)
         }
     }
 
-    private func publishResult(_ overlayId: String, _ timelineId: String, failure reason: String, detail: String?) async {
-        var data: [String: JSONValue] = ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "status": "failure",
-                                         "reason": .string(reason)]
+    /// Reasons that mean the backend or the network failed, not a rule of the flow.
+    private static let backendFailures: Set<String> = ["network_error", "unknown_response", "api_false", "api_unauthorized"]
+
+    private func publishResult(_ overlayId: String, _ overlay: IncomingOverlay, failure reason: String, detail: String?) async {
+        var data: [String: JSONValue] = ["overlayId": .string(overlayId), "timelineId": .string(overlay.timelineId),
+                                         "status": "failure", "reason": .string(reason)]
         if let detail { data["detail"] = .string(detail) }
         await bus.publish(EventType.answerResult, .object(data))
+        let priority: LogPriority = Self.backendFailures.contains(reason) || reason.hasPrefix("api_") ? .warning : .info
+        log.log(priority, "Answer for \(overlayId) failed (\(logDetail(overlay))): \(reason)\(detail.map { " (\($0))" } ?? "")",
+                fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "failure",
+                                         "INTERACTIVE_ANSWER_REASON": reason]) { $1 }, id: .answerResult)
     }
 
-    private func publishResult(_ overlayId: String, _ timelineId: String, data: JSONValue) async {
-        await bus.publish(EventType.answerResult, ["overlayId": .string(overlayId), "timelineId": .string(timelineId),
+    private func publishResult(_ overlayId: String, _ overlay: IncomingOverlay, data: JSONValue) async {
+        await bus.publish(EventType.answerResult, ["overlayId": .string(overlayId), "timelineId": .string(overlay.timelineId),
                                                    "status": "success", "reason": nil, "data": data])
+        log.info("Answer for \(overlayId) accepted (\(logDetail(overlay)))",
+                 fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "success"]) { $1 },
+                 id: .answerResult)
     }
 }

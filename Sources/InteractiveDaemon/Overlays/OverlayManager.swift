@@ -87,7 +87,8 @@ actor OverlayManager {
         }
         guard let reason = OverlayAdmission.refusal(overlay, arrivedIn: room, current: context?.key, os: context?.settings.os,
                                                     answered: answered, onScreen: onScreen) else { return true }
-        log.info("Overlay kept off screen: \(reason)", fields(overlay).merging(["INTERACTIVE_MEDIA_ID": room.mediaId]) { $1 })
+        log.info("Overlay kept off screen (\(overlay.timelineId), media \(room.mediaId)): \(reason)",
+                 fields(overlay).merging(["INTERACTIVE_MEDIA_ID": room.mediaId]) { $1 })
         // A repeated emit of an overlay on screen (same tracking id) is that overlay's own
         // session, not a new one: it must not be cancelled.
         if let trackingId, !screen.contains(where: { $0.trackingId == trackingId }) {
@@ -136,7 +137,7 @@ actor OverlayManager {
         screen.append(record)
         await bus.publish(EventType.overlayShow, record.showEvent, section: "overlays", status: screenStatus)
         for old in replaced { hidden(old, reason: .replaced) }
-        log.info("Overlay shown", fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .overlayShown)
+        log.info("Overlay \(overlayId) shown (\(logDetail(overlay)))", fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .overlayShown)
         if let trackingId = record.trackingId { tracker?.record(.shown(trackingId: trackingId)) }
         if overlay.durationSec > 0,
            let target = expiries.set(overlayId, at: .now + .seconds(overlay.durationSec + 5)) {
@@ -183,7 +184,7 @@ actor OverlayManager {
 
     /// After a hide: the log line and the end of the overlay's tracking session.
     private func hidden(_ record: OnScreenOverlay, reason: HideReason) {
-        log.info("Overlay hidden: \(reason.rawValue)", fields(record.overlay).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 })
+        log.info("Overlay \(record.overlayId) hidden (\(logDetail(record.overlay))): \(reason.rawValue)", fields(record.overlay).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 })
         if let trackingId = record.trackingId { tracker?.record(.cancelled(trackingId: trackingId, reason: reason.rawValue)) }
     }
 
@@ -242,7 +243,8 @@ actor OverlayManager {
         if loaded {
             tracker?.record(.loaded(trackingId: trackingId, at: Timestamp.nowMs()))
         } else {
-            log.warning("Overlay failed to load: \(reason ?? "no reason given")", ["INTERACTIVE_OVERLAY_ID": overlayId])
+            log.warning("Overlay \(overlayId) failed to load (\(logDetail(screen[index].overlay))): \(reason ?? "no reason given")",
+                        fields(screen[index].overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 })
             tracker?.record(.failed(trackingId: trackingId, reason: reason, at: Timestamp.nowMs()))
         }
         return true
@@ -305,6 +307,12 @@ actor OverlayManager {
 
     /// The player's controls are hidden while any overlay on screen is revealed.
     var controlsHidden: Bool { screen.contains(where: \.revealed) }
+
+    /// What log messages say about an overlay after its id: "quiz-1-2, media m1" (its timeline
+    /// and the room's media), as in "Overlay ov-1a2b3c-4 shown (quiz-1-2, media m1)".
+    func logDetail(_ overlay: IncomingOverlay) -> String {
+        context.map { "\(overlay.timelineId), media \($0.mediaId)" } ?? overlay.timelineId
+    }
 
     func fields(_ overlay: IncomingOverlay) -> [String: String] {
         var fields = ["INTERACTIVE_TIMELINE_ID": overlay.timelineId]

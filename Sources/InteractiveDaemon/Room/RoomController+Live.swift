@@ -25,7 +25,7 @@ extension RoomController {
     /// Reconnects with fresh credentials (login, logout, configuration change, retry after error).
     func reconnectLive(reason: String) async {
         guard var current = room, current.mode == .live else { return }
-        log.info("Reconnecting the live connection: \(reason)", ["INTERACTIVE_MEDIA_ID": current.mediaId])
+        log.info("Reconnecting the live connection of room \(current.mediaId): \(reason)", ["INTERACTIVE_MEDIA_ID": current.mediaId])
         current.state = .joining
         current.error = nil
         await setRoom(current)
@@ -100,6 +100,7 @@ extension RoomController {
         socketId = nil
         socketEverConnected = false
         joinSentOnSocket = nil
+        backendOutage.reset()
         await publishConnection(["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil])
     }
 
@@ -116,35 +117,59 @@ extension RoomController {
             // After a connection was up, a new attempt means it was lost (an immediate retry
             // skips the reconnecting state).
             let wasConnected = socketId != nil
-            if wasConnected { await connectionLost() }
+            if wasConnected {
+                await connectionLost()
+                logFailure(backendOutage.lost(at: .now), "connection lost", retry: attempt, in: .zero)
+            }
             let state = wasConnected || socketEverConnected ? "reconnecting" : "connecting"
             await publishConnection(["state": .string(state), "attempt": .number(Double(attempt)), "retryInMs": 0,
                                      "error": wasConnected ? "connection lost" : nil])
         case .connected(let id):
             socketId = id
             socketEverConnected = true
-            log.notice("Connected to the backend", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
+            if let outage = backendOutage.connected(at: .now) {
+                log.info("Backend connection back after \(BackendOutage.seconds(outage.duration)) (\(outage.failures) failed attempts); socket \(id)",
+                         ["INTERACTIVE_SOCKET_ID": id, "INTERACTIVE_OUTAGE_MS": String(BackendOutage.milliseconds(outage.duration))],
+                         id: .backendRestored)
+            } else {
+                log.notice("Connected to the backend; socket \(id)", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
+            }
             await publishConnection(["state": "connected", "attempt": 0, "retryInMs": nil, "error": nil, "socketId": .string(id)])
             await overlays.setContext(roomContext)
             if let socket { await tracking.setTransport(LiveAckTransport(socket: socket)) }
             sendJoin()
         case .reconnecting(let attempt, let retryIn, let error):
             await connectionLost()
-            log.warning("Backend connection lost: \(error); retry \(attempt) in \(retryIn)", id: .backendDisconnected)
+            logFailure(backendOutage.attemptFailed(at: .now), error.description, retry: attempt, in: retryIn)
             await publishConnection(["state": "reconnecting", "attempt": .number(Double(attempt)),
-                                     "retryInMs": .number(Double(retryIn.components.seconds * 1000 + retryIn.components.attoseconds / 1_000_000_000_000_000)),
+                                     "retryInMs": .number(Double(BackendOutage.milliseconds(retryIn))),
                                      "error": .string(PeerText.clipped(error.description))])
         case .refused(let error):
             await connectionLost()
+            backendOutage.reset()
             log.error("The backend refused the connection: \(error)", id: .backendDisconnected)
             await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(PeerText.clipped(error.description))])
             await failRoom(.daemon(.backendRefused, "the backend refused the connection: \(error)"))
         case .disconnected(let error):
             await connectionLost()
+            backendOutage.reset()
             guard error != .disconnectedByClient else { return }
             log.error("The backend ended the connection: \(error)", id: .backendDisconnected)
             await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(PeerText.clipped(error.description))])
             await failRoom(.daemon(.backendUnreachable, "the backend ended the connection: \(error)"))
+        }
+    }
+
+    /// One warning when an outage begins; the attempts after it at debug.
+    private func logFailure(_ decision: BackendOutage.FailureLog, _ reason: String, retry attempt: Int, in delay: Duration) {
+        let retry = "attempt \(attempt) in \(BackendOutage.seconds(delay))"
+        switch decision {
+        case .outageBegins:
+            let what = socketEverConnected ? "Backend connection lost" : "Backend unreachable"
+            log.warning("\(what): \(reason); reconnecting (\(retry); later attempts are logged at debug level)",
+                        id: .backendDisconnected)
+        case .stillOut(let failures):
+            log.debug("Backend still unreachable after \(failures) failed attempts: \(reason); \(retry)")
         }
     }
 
@@ -203,7 +228,7 @@ extension RoomController {
         current.state = .joined
         current.error = nil
         await setRoom(current)
-        log.notice("Room joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
+        log.notice("Room \(mediaId) (live) joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
     }
 
     /// The backend's answered timelines for this viewer, so they are not shown again.

@@ -26,7 +26,7 @@ extension RoomController {
         case .success(let playback):
             vod = playback
             latest.state = .joined
-            log.notice("VOD scenario loaded: \(playback.overlays.count) timelines", ["INTERACTIVE_MEDIA_ID": current.mediaId], id: .roomJoined)
+            log.notice("Room \(current.mediaId) (vod) joined: scenario of \(playback.overlays.count) timelines loaded", ["INTERACTIVE_MEDIA_ID": current.mediaId], id: .roomJoined)
         case .failure(let error):
             log.error("VOD scenario unavailable: \(error.message)", ["INTERACTIVE_MEDIA_ID": current.mediaId])
             latest.state = .error

@@ -29,6 +29,8 @@ actor RoomController {
     var socketId: String?
     /// Whether the current client was connected at least once (later attempts are reconnections).
     var socketEverConnected = false
+    /// A backend outage under way, so that it is logged once (BackendOutage.swift).
+    var backendOutage = BackendOutage()
     /// The connection on which join-room was last sent for the current room.
     var joinSentOnSocket: String?
     /// The backend's interactive status, requested with each join-room: overlays that arrive
@@ -63,7 +65,7 @@ actor RoomController {
     /// `session.login`: a live room reconnects so that the socket carries the new token.
     func login(token: String, userId: String, displayName: String?) async -> JSONValue {
         session = ViewerSession(token: token, userId: userId, displayName: displayName)
-        log.info("Viewer logged in", ["INTERACTIVE_USER_ID": userId])
+        log.info("Viewer \(userId) logged in", ["INTERACTIVE_USER_ID": userId])
         await sessionChanged()
         return session.publicState
     }
@@ -72,7 +74,7 @@ actor RoomController {
     func logout() async -> JSONValue {
         let previous = session.userId
         session = .anonymous
-        log.info("Viewer logged out", previous.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
+        log.info("Viewer \(previous ?? "(anonymous)") logged out", previous.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
         await sessionChanged()
         return session.publicState
     }
@@ -129,7 +131,7 @@ actor RoomController {
             if let current = room, current.isActive { await leaveRoom(current, nextMode: mode) }
             let fresh = Room(mediaId: mediaId, mode: mode, fanclub: fanclub, state: .joining, error: nil)
             await setRoom(fresh)
-            log.info("Joining room", ["INTERACTIVE_MEDIA_ID": mediaId, "INTERACTIVE_MODE": mode.rawValue])
+            log.info("Joining room \(mediaId) (\(mode.rawValue))", ["INTERACTIVE_MEDIA_ID": mediaId, "INTERACTIVE_MODE": mode.rawValue])
             await keepRoom()
             switch mode {
             case .live: await startLive()
@@ -147,7 +149,7 @@ actor RoomController {
     }
 
     private func leaveRoom(_ current: Room, nextMode: RoomMode?) async {
-        log.info("Leaving room", ["INTERACTIVE_MEDIA_ID": current.mediaId], id: .roomLeft)
+        log.info("Leaving room \(current.mediaId) (\(current.mode.rawValue))", ["INTERACTIVE_MEDIA_ID": current.mediaId], id: .roomLeft)
         // Overlays first, so that their tracking sessions close on the connection still open.
         await overlays.removeAll()
         await predict.removeAll()

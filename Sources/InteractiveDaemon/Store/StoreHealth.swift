@@ -26,10 +26,10 @@ struct StoreHealth: Sendable, Equatable {
     /// The `store` section of `daemon.status`.
     var json: JSONValue {
         ["path": .string(path), "persistent": .bool(persistent), "corruptMovedTo": JSONValue(movedAside),
-         "problem": JSONValue(problem?.rawValue), "lastError": JSONValue(lastError)]
+         "problem": JSONValue(problem?.rawValue), "lastError": JSONValue(lastError), "summary": JSONValue(statusNote)]
     }
 
-    /// What `STATUS=` says about the store; nil while all is well.
+    /// What `STATUS=` says about the store (`summary` in `daemon.status`); nil while all is well.
     var statusNote: String? {
         var notes: [String] = []
         if let movedAside { notes.append("damaged \(movedAside.hasSuffix("-wal") ? "write-ahead log" : "store") moved to \(movedAside)") }

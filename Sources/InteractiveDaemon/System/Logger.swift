@@ -33,8 +33,9 @@ public enum LogPriority: Int, Sendable, Comparable {
     }
 }
 
-/// `MESSAGE_ID`s of notable events, so that `journalctl MESSAGE_ID=…` finds them.
-public enum LogMessageID: String, Sendable {
+/// `MESSAGE_ID`s of notable events, so that `journalctl MESSAGE_ID=…` finds them. Each has an
+/// entry in `systemd/interactived.catalog`, which `journalctl -x` shows with the message.
+public enum LogMessageID: String, Sendable, CaseIterable {
     case started = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a01"
     case stopping = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a02"
     case configReloaded = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a03"
@@ -47,6 +48,11 @@ public enum LogMessageID: String, Sendable {
     case overlayShown = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0a"
     case answerSubmitted = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0b"
     case clientRejected = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0c"
+    case backendRestored = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0d"
+    case answerResult = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0e"
+    case configSet = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0f"
+    case restartNeeded = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a10"
+    case permissionDenied = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a11"
 }
 
 /// Structured logging: journald fields under systemd, readable lines on stderr otherwise.

@@ -33,11 +33,11 @@ final class LiveFixture: @unchecked Sendable {
     /// rebuild the connection (reconnect) do not disturb the room.
     init(tenant: String = "onlivev2", viewer: BackendViewer? = nil, fanclub: Bool = false, mediaId: String = "m1",
          config: JSONValue? = nil, events: [String]? = ["overlay.", "player.", "answer.", "login.", "fanclub.", "room.", "connection."],
-         directory: TemporaryDirectory? = nil, backend existing: ReferenceBackend? = nil) throws {
+         directory: TemporaryDirectory? = nil, backend existing: ReferenceBackend? = nil, arguments: [String] = []) throws {
         backend = try existing ?? ReferenceBackend()
         self.tenant = tenant
         self.mediaId = mediaId
-        daemon = try DaemonProcess(arguments: backend.daemonFlags(tenant: tenant), directory: directory)
+        daemon = try DaemonProcess(arguments: backend.daemonFlags(tenant: tenant) + arguments, directory: directory)
         player = try daemon.client()
         if let config { _ = try player.call("config.set", config) }
         if let viewer { try Self.login(player, viewer) }

@@ -27,10 +27,11 @@ final class NotifySocket: @unchecked Sendable {
 
     deinit { close(fd) }
 
-    /// Waits until a received message contains `needle`; returns that message.
+    /// Waits until a received message contains `needle`; returns that message. With `since`,
+    /// only messages from that index of `messages` on count (`messages.count` marks "from now").
     @discardableResult
-    func waitFor(_ needle: String, timeoutMs: Int = 10_000) throws -> String {
-        if let seen = messages.first(where: { $0.contains(needle) }) { return seen }
+    func waitFor(_ needle: String, since mark: Int = 0, timeoutMs: Int = 10_000) throws -> String {
+        if let seen = messages.dropFirst(mark).first(where: { $0.contains(needle) }) { return seen }
         let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
         while Date() < deadline {
             var pollfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -1,0 +1,60 @@
+import Foundation
+import JSONValue
+import Testing
+@testable import InteractiveDaemon
+
+@Suite struct ServiceStatusLineTests {
+    @Test func idleDaemon() {
+        #expect(ServiceStatusLine.compose(["room": nil, "connection": ["state": "idle"], "overlays": []]) == "No room")
+    }
+
+    @Test func liveRoomWithTheConnectionAndOverlays() {
+        let room: JSONValue = ["mediaId": "m1", "mode": "live", "state": "joined", "error": nil]
+        var board: [String: JSONValue] = ["room": room, "connection": ["state": "connected"],
+                                          "overlays": [["overlayId": "ov-1a-1"]]]
+        #expect(ServiceStatusLine.compose(board) == "Room m1 (live) joined; backend connected; overlay ov-1a-1 on screen")
+        board["overlays"] = [["overlayId": "ov-1a-1"], ["overlayId": "ov-1a-2"]]
+        board["connection"] = ["state": "reconnecting", "attempt": 3]
+        #expect(ServiceStatusLine.compose(board) == "Room m1 (live) joined; backend reconnecting (attempt 3); 2 overlays on screen")
+    }
+
+    @Test func whatAnOperatorMustActOn() {
+        let board: [String: JSONValue] = [
+            "room": ["mediaId": "m1", "mode": "live", "state": "error", "error": ["name": "x", "message": "refused\nby server"]],
+            "connection": ["state": "disconnected"],
+            "daemon": ["restartNeeded": ["maxClients", "privilegedGroup"], "configError": "invalid value for 'tenant'"],
+            "store": StoreHealth(path: "/var/lib/interactived/s", persistent: true, movedAside: "/var/lib/interactived/s.corrupt-1",
+                                 problem: .full).json,
+        ]
+        #expect(ServiceStatusLine.compose(board) == "Room m1 (live) error: refused by server; backend disconnected; "
+                + "restart needed to apply maxClients, privilegedGroup; configuration file rejected: invalid value for 'tenant'; "
+                + "damaged store moved to /var/lib/interactived/s.corrupt-1; state directory full, writes are retried")
+    }
+
+    @Test func longValuesAreCut() {
+        let long = String(repeating: "x", count: 500)
+        #expect(ServiceStatusLine.clean(long).count == ServiceStatusLine.valueLimit)
+    }
+
+    @Test func theBusTellsEachChangeOfTheLineOnce() async {
+        let bus = EventBus(bootId: "b")
+        let lines = LineRecorder()
+        await bus.onStatusLineChange { lines.append($0) }
+        let room: JSONValue = ["mediaId": "m1", "mode": "vod", "state": "joining"]
+        await bus.publish("room.state", room, section: "room", status: room)
+        await bus.publish("room.state", room, section: "room", status: room)
+        await bus.setStatus("session", ["loggedIn": true])
+        await bus.setStatusMember("daemon", "restartNeeded", ["maxClients"])
+        #expect(lines.all == ["Room m1 (vod) joining", "Room m1 (vod) joining; restart needed to apply maxClients"])
+        #expect(await bus.statusLine == "Room m1 (vod) joining; restart needed to apply maxClients")
+    }
+}
+
+/// Collects what a sink was given (the sink is called synchronously on the bus).
+private final class LineRecorder: @unchecked Sendable {
+    private var lines: [String] = []
+    private let lock = NSLock()
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
