@@ -17,6 +17,13 @@ let daemonLinkerSettings: [LinkerSetting] = [
 let package = Package(
     name: "interactived",
     platforms: [.macOS(.v14)],
+    // Libraries the fuzz targets (Fuzz/, a separate package) depend on.
+    products: [
+        .library(name: "JSONValue", targets: ["JSONValue"]),
+        .library(name: "IPCProtocol", targets: ["IPCProtocol"]),
+        .library(name: "SocketIO", targets: ["SocketIO"]),
+        .library(name: "InteractiveDaemon", targets: ["InteractiveDaemon"]),
+    ],
     targets: [
         // A JSON value tree with a strict parser and a stable serializer.
         .target(name: "JSONValue"),
