@@ -79,7 +79,8 @@ public final class WebSocket: @unchecked Sendable {
     // MARK: Receiving
 
     /// The next complete message. Throws `SocketIOError.closedByPeer` after a close handshake,
-    /// `.protocolViolation` after a violation, `.connectionLost` when the connection broke.
+    /// `.protocolViolation` after a violation (both once the close frame sent in answer is written
+    /// and the connection closed), `.connectionLost` when the connection broke.
     public func receive() async throws -> WebSocketMessage {
         let (opcode, payload) = try await receiveRaw()
         if opcode == .text { return .text(String(decoding: payload, as: UTF8.self)) }
