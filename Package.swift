@@ -20,6 +20,11 @@ let package = Package(
     products: [
         // The asynchronous client library for players (docs/players.md).
         .library(name: "InteractiveClient", targets: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
+        // Libraries the fuzz targets (Fuzz/, a separate package) depend on.
+        .library(name: "JSONValue", targets: ["JSONValue"]),
+        .library(name: "IPCProtocol", targets: ["IPCProtocol"]),
+        .library(name: "SocketIO", targets: ["SocketIO"]),
+        .library(name: "InteractiveDaemon", targets: ["InteractiveDaemon"]),
     ],
     targets: [
         // A JSON value tree with a strict parser and a stable serializer.

@@ -95,3 +95,44 @@ enum Encoding {
         }
     }
 }
+
+/// Checks UTF-8 that arrives in pieces (the fragments of a WebSocket text message): the first
+/// byte that cannot continue well-formed UTF-8 (no overlongs, no surrogates, nothing above
+/// U+10FFFF) is reported at once, as RFC 6455 §8.1 asks ("fail fast").
+struct UTF8StreamValidator {
+    /// Continuation bytes the current character still needs.
+    private var pending = 0
+    /// The range the next continuation byte must be in.
+    private var lower: UInt8 = 0x80
+    private var upper: UInt8 = 0xBF
+
+    /// Whether the text so far ends on a character boundary.
+    var isAtBoundary: Bool { pending == 0 }
+
+    /// Feeds the next bytes; false once the text can no longer be well-formed UTF-8.
+    mutating func feed<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        for byte in bytes {
+            if pending > 0 {
+                guard lower <= byte && byte <= upper else { return false }
+                lower = 0x80
+                upper = 0xBF
+                pending -= 1
+                continue
+            }
+            switch byte {
+            case 0x00...0x7F: continue
+            case 0xC2...0xDF: pending = 1
+            case 0xE0...0xEF:
+                pending = 2
+                if byte == 0xE0 { lower = 0xA0 }  // overlong
+                if byte == 0xED { upper = 0x9F }  // surrogates
+            case 0xF0...0xF4:
+                pending = 3
+                if byte == 0xF0 { lower = 0x90 }  // overlong
+                if byte == 0xF4 { upper = 0x8F }  // above U+10FFFF
+            default: return false
+            }
+        }
+        return true
+    }
+}

@@ -26,6 +26,9 @@ final class Transport: @unchecked Sendable {
     private var outputOffset = 0
     private var failure: (any Error)?
     private var closeWhenDrained = false
+    /// Set once the output is drained after `close()`: what the peer still sends is discarded.
+    private var lingering = false
+    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
     private var tls: TLSSession?
     private var scratch = [UInt8](repeating: 0, count: 65_536)
     private var operationCount = 0
@@ -327,21 +330,64 @@ final class Transport: @unchecked Sendable {
         }
         output.removeAll(keepingCapacity: output.count <= 1 << 20)
         outputOffset = 0
-        if closeWhenDrained { fail(SocketIOError.connectionLost("closed")) }
+        if closeWhenDrained && !lingering {
+            lingering = true
+            discardUntilPeerCloses()
+        }
+    }
+
+    /// After `close()` has written everything: reads and drops what the peer still sends until it
+    /// closes its side, then closes the socket.
+    private func discardUntilPeerCloses() {
+        guard failure == nil else { return }
+        do {
+            while true {
+                switch try readChunk() {
+                case .data: continue
+                case .endOfStream:
+                    fail(SocketIOError.connectionLost("closed"))
+                    return
+                case .wouldBlock:
+                    awaitReadable { [unowned self] in self.discardUntilPeerCloses() }
+                    return
+                }
+            }
+        } catch {
+            fail(error)
+        }
     }
 
     // MARK: Closing
 
-    /// Sends what is queued (and a TLS close_notify), then closes the socket.
-    func close() {
+    /// Sends what is queued (and a TLS close_notify), then waits for the peer to close its side
+    /// before closing the socket, for `linger` at most from now. Closing at once could reset the
+    /// connection (a close with unread bytes sends RST), and RFC 6455 §7.1.1 asks a client to let
+    /// the server close the TCP connection first. Reading stops: a push-mode handler gets nothing more.
+    func close(linger: Duration = .seconds(2)) {
+        abort(after: linger, SocketIOError.connectionLost("closed"))
         reactor.execute {
             guard self.failure == nil, !self.closeWhenDrained else { return }
             self.closeWhenDrained = true
+            self.pushHandler = nil
             if let tls = self.tls {
                 tls.shutdown()
                 self.flushTLSOutput()
             } else {
                 self.flushOutput()
+            }
+        }
+    }
+
+    /// Returns once the socket is closed: after `close()` (its linger bounds the wait), `abort` or
+    /// a failure.
+    func waitUntilClosed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            reactor.execute {
+                if self.failure == nil {
+                    self.closeWaiters.append(continuation)
+                } else {
+                    continuation.resume()
+                }
             }
         }
     }
@@ -440,6 +486,9 @@ final class Transport: @unchecked Sendable {
         pushHandler = nil
         handler?(.failure(error))
         reactor.closeDescriptor(fd)
+        let waiters = closeWaiters
+        closeWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 }
 

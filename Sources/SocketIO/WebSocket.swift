@@ -17,6 +17,10 @@ public final class WebSocket: @unchecked Sendable {
     private var decoder: WebSocketFrameDecoder
     private var fragmentOpcode: WebSocketOpcode?
     private var fragments: [UInt8] = []
+    /// The text message being received, checked as its bytes arrive.
+    private var text = UTF8StreamValidator()
+    /// Payload bytes of the incomplete frame that `text` has already checked.
+    private var checkedPrefix = 0
     // Shared state.
     private let closeSent = Locked(false)
     private let activity = Locked(ContinuousClock.now)
@@ -75,7 +79,8 @@ public final class WebSocket: @unchecked Sendable {
     // MARK: Receiving
 
     /// The next complete message. Throws `SocketIOError.closedByPeer` after a close handshake,
-    /// `.protocolViolation` after a violation, `.connectionLost` when the connection broke.
+    /// `.protocolViolation` after a violation (both once the close frame sent in answer is written
+    /// and the connection closed), `.connectionLost` when the connection broke.
     public func receive() async throws -> WebSocketMessage {
         let (opcode, payload) = try await receiveRaw()
         if opcode == .text { return .text(String(decoding: payload, as: UTF8.self)) }
@@ -85,7 +90,17 @@ public final class WebSocket: @unchecked Sendable {
     /// The next complete message as an opcode (text or binary) and its bytes (text is valid UTF-8).
     func receiveRaw() async throws -> (WebSocketOpcode, [UInt8]) {
         while true {
-            if let message = try nextMessage() { return message }
+            let next: (WebSocketOpcode, [UInt8])?
+            do {
+                next = try nextMessage()
+            } catch {
+                // The close handshake or a violation: a close frame is on its way out. Return once
+                // it is written and the connection closed (bounded by the close's linger), so that
+                // a caller exiting right after this cannot cut the frame off.
+                await transport.waitUntilClosed()
+                throw error
+            }
+            if let message = next { return message }
             let bytes = try await transport.read()
             guard !bytes.isEmpty else {
                 throw SocketIOError.connectionLost("the server closed the connection without a close frame")
@@ -152,12 +167,15 @@ public final class WebSocket: @unchecked Sendable {
 
     private func nextMessage() throws -> (WebSocketOpcode, [UInt8])? {
         while true {
-            let frame: WebSocketFrame
+            let next: WebSocketFrame?
             do {
-                guard let next = try decoder.next() else { return nil }
-                frame = next
+                next = try decoder.next()
             } catch {
                 throw failConnection(error)
+            }
+            guard let frame = next else {
+                try checkIncompleteText()
+                return nil
             }
             switch frame.opcode {
             case .ping:
@@ -170,7 +188,8 @@ public final class WebSocket: @unchecked Sendable {
                 guard fragmentOpcode == nil else {
                     throw failConnection(WebSocketProtocolError(code: 1002, message: "a new message started inside a fragmented message"))
                 }
-                if frame.fin { return try complete(frame.opcode, frame.payload) }
+                if frame.opcode == .text { try checkText(frame.payload, startsMessage: true, fin: frame.fin) }
+                if frame.fin { return (frame.opcode, frame.payload) }
                 fragmentOpcode = frame.opcode
                 fragments = frame.payload
             case .continuation:
@@ -180,22 +199,41 @@ public final class WebSocket: @unchecked Sendable {
                 guard fragments.count + frame.payload.count <= maxMessageBytes else {
                     throw failConnection(WebSocketProtocolError(code: 1009, message: "message exceeds the limit of \(maxMessageBytes) bytes"))
                 }
+                if opcode == .text { try checkText(frame.payload, startsMessage: false, fin: frame.fin) }
                 fragments.append(contentsOf: frame.payload)
                 if frame.fin {
                     let payload = fragments
                     fragments = []
                     fragmentOpcode = nil
-                    return try complete(opcode, payload)
+                    return (opcode, payload)
                 }
             }
         }
     }
 
-    private func complete(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws -> (WebSocketOpcode, [UInt8]) {
-        if opcode == .text && !Encoding.isValidUTF8(payload) {
+    /// Checks the rest of a complete text frame (the part `checkIncompleteText` has not seen);
+    /// the message must also end on a character boundary.
+    private func checkText(_ payload: [UInt8], startsMessage: Bool, fin: Bool) throws {
+        if startsMessage && checkedPrefix == 0 { text = UTF8StreamValidator() }
+        let rest = payload[min(checkedPrefix, payload.count)...]
+        checkedPrefix = 0
+        guard text.feed(rest), !fin || text.isAtBoundary else {
             throw failConnection(WebSocketProtocolError(code: 1007, message: "text message is not valid UTF-8"))
         }
-        return (opcode, payload)
+    }
+
+    /// Checks what has arrived of an incomplete text frame, so that invalid UTF-8 fails the
+    /// connection at once rather than when the frame (or the message) is complete.
+    private func checkIncompleteText() throws {
+        guard let (opcode, prefix) = decoder.incompleteFramePrefix() else { return }
+        let isText = opcode == .text ? fragmentOpcode == nil : opcode == .continuation && fragmentOpcode == .text
+        guard isText, prefix.count > checkedPrefix else { return }
+        if opcode == .text && checkedPrefix == 0 { text = UTF8StreamValidator() }
+        let unchecked = prefix.dropFirst(checkedPrefix)
+        checkedPrefix = prefix.count
+        guard text.feed(unchecked) else {
+            throw failConnection(WebSocketProtocolError(code: 1007, message: "text message is not valid UTF-8"))
+        }
     }
 
     private func handleClose(_ payload: [UInt8]) -> any Error {

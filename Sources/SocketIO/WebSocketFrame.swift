@@ -59,6 +59,35 @@ struct WebSocketFrameDecoder {
 
     /// The next complete frame, or nil when more bytes are needed.
     mutating func next() throws(WebSocketProtocolError) -> WebSocketFrame? {
+        guard let header = try nextHeader() else { return nil }
+        let total = header.length + Int(header.payloadLength)
+        guard buffer.count - offset >= total else { return nil }
+        let payload = Array(buffer[(offset + header.length)..<(offset + total)])
+        offset += total
+        return WebSocketFrame(fin: header.fin, opcode: header.opcode, payload: payload)
+    }
+
+    /// The opcode and the payload bytes buffered so far of the frame that is still incomplete,
+    /// or nil when not even its header is complete (or it is invalid: `next()` throws then).
+    /// Lets a text message be checked before its last byte arrives.
+    func incompleteFramePrefix() -> (opcode: WebSocketOpcode, payload: ArraySlice<UInt8>)? {
+        guard let header = try? nextHeader() else { return nil }
+        let start = offset + header.length
+        let end = min(buffer.count, start + Int(header.payloadLength))
+        return (header.opcode, buffer[start..<end])
+    }
+
+    private struct Header {
+        var fin: Bool
+        var opcode: WebSocketOpcode
+        /// Bytes of the header itself.
+        var length: Int
+        /// At most `maxPayload`.
+        var payloadLength: UInt64
+    }
+
+    /// The header of the next frame, or nil when more bytes are needed.
+    private func nextHeader() throws(WebSocketProtocolError) -> Header? {
         let available = buffer.count - offset
         guard available >= 2 else { return nil }
         let first = buffer[offset]
@@ -95,11 +124,7 @@ struct WebSocketFrameDecoder {
         guard length <= UInt64(maxPayload) else {
             throw WebSocketProtocolError(code: 1009, message: "frame of \(length) bytes exceeds the limit of \(maxPayload)")
         }
-        let total = headerLength + Int(length)
-        guard available >= total else { return nil }
-        let payload = Array(buffer[(offset + headerLength)..<(offset + total)])
-        offset += total
-        return WebSocketFrame(fin: fin, opcode: opcode, payload: payload)
+        return Header(fin: fin, opcode: opcode, length: headerLength, payloadLength: length)
     }
 }
 

@@ -196,3 +196,27 @@ struct SeededRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Runs the `ws-echo` executable (built beside the tests) against `url`; returns its exit status
+/// and what it printed.
+func runWsEcho(_ url: String, timeout: Duration = .seconds(20)) async throws -> (status: Int32, output: String) {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [directory.appendingPathComponent("ws-echo"), directory.deletingLastPathComponent().appendingPathComponent("ws-echo")]
+    guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw HarnessError("ws-echo not found near \(directory.path)")
+    }
+    let process = Process()
+    process.executableURL = path
+    process.arguments = [url]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    let exited = Recorder<Int32>()
+    process.terminationHandler = { process in
+        let status = process.terminationStatus
+        Task { await exited.append(status) }
+    }
+    try process.run()
+    let status = try await exited.next(timeout: timeout) { _ in true }
+    return (status, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+}

@@ -160,26 +160,7 @@ final class WebSocketPeerTests: XCTestCase {
     }
 
     func testWsEchoExecutable() async throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var candidates = [executable.appendingPathComponent("ws-echo")]
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("ws-echo"))
-        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            return XCTFail("ws-echo not found near \(executable.path)")
-        }
-        let process = Process()
-        process.executableURL = path
-        process.arguments = ["ws://127.0.0.1:\(peer.port)/echo-check"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let exited = Recorder<Int32>()
-        process.terminationHandler = { p in
-            let status = p.terminationStatus
-            Task { await exited.append(status) }
-        }
-        try process.run()
-        let status = try await exited.next(timeout: .seconds(20)) { _ in true }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (status, text) = try await runWsEcho("ws://127.0.0.1:\(peer.port)/echo-check")
         XCTAssertEqual(status, 0, text)
         XCTAssertTrue(text.contains("code 1000"), text)
         _ = try await peer.line(prefix: "RESULT echo-check OK")

@@ -157,6 +157,12 @@ SCENARIOS = {
     "/reserved-bits": lambda ws: raw_then_wait(ws, "reserved-bits", frame(0x1, b"x", rsv=0x40)),
     "/unknown-opcode": lambda ws: raw_then_wait(ws, "unknown-opcode", frame(0x3, b"x")),
     "/oversized": lambda ws: raw_then_wait(ws, "oversized", frame(0x2, b"\0" * (2 << 20))),
+    # Invalid UTF-8 in a text frame whose end never comes, and in a fragment of a message that
+    # never ends: the client must fail at once (RFC 6455 §8.1), not wait for the rest.
+    "/bad-utf8-partial-frame": lambda ws: raw_then_wait(
+        ws, "bad-utf8-partial-frame", frame(0x1, b"ok \xf4\x90\x80\x80" + b"x" * 100)[:9]),
+    "/bad-utf8-fragment": lambda ws: raw_then_wait(
+        ws, "bad-utf8-fragment", frame(0x1, b"ok ", fin=False) + frame(0x0, b"\xed\xa0\x80", fin=False)),
     "/close-code": close_code,
     "/headers": headers,
     "/client-close": client_close,
