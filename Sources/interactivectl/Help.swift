@@ -11,7 +11,8 @@ struct Help {
 
     /// `interactivectl --help`.
     func general() -> String {
-        var out = ["Usage: interactivectl [--socket PATH] [--json] COMMAND [ARGS]", "", wrap(Help.description), "", "Commands:"]
+        var out = wrapLines("Usage: interactivectl [--socket PATH] [--json] COMMAND [ARGS]", indent: 7)
+        out += ["", wrap(Help.description), "", "Commands:"]
         let nameWidth = min(24, (CommandTable.commands.map(\.name.count).max() ?? 0) + 2)
         for command in CommandTable.commands {
             out += hanging(command.name, firstSentence(command.summary), labelWidth: nameWidth, indent: 2)

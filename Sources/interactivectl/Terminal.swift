@@ -29,8 +29,9 @@ enum Terminal {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        Output.write(prompt, to: STDERR_FILENO)
+        // The prompt only once echo is off: what is typed after it never shows.
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0 else { return nil }
+        Output.write(prompt, to: STDERR_FILENO)
         defer {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
             Output.write("\n", to: STDERR_FILENO)
