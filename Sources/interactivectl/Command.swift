@@ -122,3 +122,35 @@ struct CommandContext: Sendable {
         return ms
     }
 }
+
+extension Command {
+    /// A command in the command table's first form: a usage line and the names of its options,
+    /// described in `details`. Command files written against that form (reload, playback) keep
+    /// compiling; an option takes a value when the usage line shows a placeholder after it
+    /// (`--union-info X`), and is required when the usage line does not bracket it.
+    init(words: [String], usage: String, summary: String, details: String, options: Set<String>,
+         run: @escaping @Sendable (CommandContext) throws(CommandFailure) -> Void) {
+        var tokens = usage.split(separator: " ").map(String.init).dropFirst(words.count)
+        var positional: [String] = []
+        var specs: [OptionSpec] = []
+        while let token = tokens.popFirst() {
+            let bare = token.filter { $0 != "[" && $0 != "]" }
+            guard bare.hasPrefix("-") else {
+                positional.append(token)
+                continue
+            }
+            guard options.contains(bare) else { continue } // --json and the global options
+            var value: String?
+            if let next = tokens.first, !next.hasPrefix("-"), !next.hasPrefix("["), !token.hasSuffix("]") {
+                value = next.filter { $0 != "[" && $0 != "]" }
+                tokens.removeFirst()
+            }
+            specs.append(OptionSpec(bare, value: value, required: !token.hasPrefix("["), "see the description above"))
+        }
+        for name in options.sorted() where !specs.contains(where: { $0.name == name }) {
+            specs.append(OptionSpec(name, "see the description above"))
+        }
+        self.init(words, arguments: positional.joined(separator: " "), summary: summary, details: details,
+                  options: specs, run: run)
+    }
+}

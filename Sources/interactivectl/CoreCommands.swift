@@ -18,16 +18,26 @@ enum CoreCommands {
     static let configGet = Command(
         ["config", "get"], arguments: "[KEY]",
         summary: "Show the effective configuration, or one key of it.",
-        details: "The keys are described in interactived.conf(5)."
+        details: "The keys are described in interactived.conf(5).",
+        options: [OptionSpec("--origin", """
+            also say where each value comes from (default, file, runtime, flag, unset), and a start-only value \
+            the file changed that applies at the next restart
+            """)]
     ) { context throws(CommandFailure) in
-        let config = try context.connect().call("config.get")
+        let origin = context.arguments.flag("--origin")
+        let config = try context.connect().call("config.get", origin ? ["origin": true] : nil)
+        let show: (JSONValue) -> String = { value in
+            guard origin else { return Output.plain(value) }
+            let pending = value["pending"].map { "; \(Output.plain($0)) after a restart" } ?? ""
+            return "\(Output.plain(value["value"]))  (\(Output.plain(value["origin"]))\(pending))"
+        }
         if let key = context.arguments.positional.first {
             guard let value = config[key] else { throw CommandFailure(status: .usage, message: "unknown configuration key '\(key)'") }
-            return context.output.json ? context.output.emit(value) : context.output.line(Output.plain(value))
+            return context.output.json ? context.output.emit(value) : context.output.line(show(value))
         }
         if context.output.json { return context.output.emit(config) }
         for (key, value) in (config.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            context.output.line("\(context.output.bold(Output.padded(key, 16))) \(Output.plain(value))")
+            context.output.line("\(context.output.bold(Output.padded(key, 16))) \(show(value))")
         }
     }
 

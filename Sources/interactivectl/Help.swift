@@ -79,8 +79,21 @@ struct Help {
         return [lines[0]] + rest.map { String(repeating: " ", count: indent) + $0 }
     }
 
+    /// The paragraphs of `text` (blank-line separated). Within one, a line break is kept only
+    /// around list lines (those starting with "-" or a space: option tables); other lines are
+    /// joined so that the paragraph wraps as a whole.
     private func paragraphs(_ text: String) -> [String] {
-        text.split(separator: "\n\n", omittingEmptySubsequences: true).map { String($0) }
+        text.split(separator: "\n\n", omittingEmptySubsequences: true).map { paragraph in
+            var joined = ""
+            var previousIsList = false
+            for line in paragraph.split(separator: "\n") {
+                let isList = line.hasPrefix("-") || line.hasPrefix(" ")
+                if !joined.isEmpty { joined += isList || previousIsList ? "\n" : " " }
+                joined += line
+                previousIsList = isList
+            }
+            return joined
+        }
     }
 
     private func firstSentence(_ text: String) -> String {
