@@ -32,7 +32,6 @@ struct OptionSpec: Sendable {
 enum ArgumentCompletion: Sendable, Equatable {
     case none
     case words([String])
-    case file
 }
 
 /// One `interactivectl` command.

@@ -1,3 +1,5 @@
+import Glibc
+
 /// `interactivectl completion bash|zsh|fish`: shell completion scripts made from the command table.
 enum CompletionCommand {
     static let shells = ["bash", "zsh", "fish"]
@@ -15,12 +17,15 @@ enum CompletionCommand {
     ) { context throws(CommandFailure) in
         let shell = try context.argument(0, "bash|zsh|fish")
         let script = CompletionScript(commands: CommandTable.commands)
+        let text: String
         switch shell {
-        case "bash": Output.write(script.bash(), to: 1)
-        case "zsh": Output.write(script.zsh(), to: 1)
-        case "fish": Output.write(script.fish(), to: 1)
+        case "bash": text = script.bash()
+        case "zsh": text = script.zsh()
+        case "fish": text = script.fish()
         default: throw CommandFailure(status: .usage, message: "no completion for '\(shell)': say bash, zsh or fish")
         }
+        if context.output.json { return context.output.emit(["shell": .string(shell), "script": .string(text)]) }
+        Output.write(text, to: STDOUT_FILENO)
     }
 }
 
@@ -83,8 +88,6 @@ struct CompletionScript {
         for command in commands {
             if let words = argumentWords(command) {
                 wordCases.append("        \(shellQuote(command.name))) words=\(shellQuote(words.joined(separator: " "))) ;;")
-            } else if command.completion == .file {
-                wordCases.append("        \(shellQuote(command.name))) files=1 ;;")
             }
         }
         let optionCases = commands.filter { !$0.options.isEmpty }.map { command in
@@ -109,7 +112,7 @@ struct CompletionScript {
                     \(Self.fileOptions.sorted().joined(separator: "|"))) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 esac
                 if [[ " $value_options " == *" $prev "* ]]; then COMPREPLY=(); return; fi
-                local words="" files="" options=\(shellQuote(options(nil).joined(separator: " ")))
+                local words="" options=\(shellQuote(options(nil).joined(separator: " ")))
                 case "$cmdpath" in
             \(wordCases.joined(separator: "\n"))
                 esac
@@ -118,8 +121,6 @@ struct CompletionScript {
                 esac
                 if [[ "$cur" == -* ]]; then
                     COMPREPLY=($(compgen -W "$options" -- "$cur"))
-                elif [ -n "$files" ]; then
-                    COMPREPLY=($(compgen -f -- "$cur"))
                 else
                     COMPREPLY=($(compgen -W "$words" -- "$cur"))
                 fi
@@ -201,7 +202,7 @@ struct CompletionScript {
             let members = commands.filter { $0.words.first == word }
             let summary = members.count == 1 && members[0].words.count == 1
                 ? members[0].summary : (CommandTable.groupSummaries[word] ?? word)
-            lines.append("complete -c interactivectl -n __fish_use_subcommand -a \(fishQuote(word)) -d \(fishQuote(firstSentence(summary)))")
+            lines.append("complete -c interactivectl -n __fish_use_subcommand -a \(fishQuote(word)) -d \(fishQuote(summary.firstSentence))")
         }
         lines.append("complete -c interactivectl -n __fish_use_subcommand -a help -d 'Help for a command'")
         for command in commands {
@@ -210,7 +211,7 @@ struct CompletionScript {
                 let group = command.words.dropLast().map { "__fish_seen_subcommand_from \($0)" }.joined(separator: "; and ")
                 let siblings = nextWords(after: Array(command.words.dropLast())).joined(separator: " ")
                 lines.append("complete -c interactivectl -n \(fishQuote("\(group); and not __fish_seen_subcommand_from \(siblings)")) "
-                    + "-a \(fishQuote(command.words.last ?? "")) -d \(fishQuote(firstSentence(command.summary)))")
+                    + "-a \(fishQuote(command.words.last ?? "")) -d \(fishQuote(command.summary.firstSentence))")
             }
             if let words = argumentWords(command) {
                 lines.append("complete -c interactivectl -n \(fishQuote(seen)) -a \(fishQuote(words.joined(separator: " ")))")
@@ -226,14 +227,8 @@ struct CompletionScript {
         parts.append("-l \(option.name.dropFirst(2))")
         if let short = option.short { parts.append("-s \(short)") }
         if option.value != nil { parts.append(Self.fileOptions.contains(option.name) ? "-r -F" : "-r") }
-        parts.append("-d \(fishQuote(firstSentence(option.help)))")
+        parts.append("-d \(fishQuote(option.help.firstSentence))")
         return parts.joined(separator: " ")
-    }
-
-    private func firstSentence(_ text: String) -> String {
-        let line = text.split(separator: "\n").first.map(String.init) ?? text
-        guard let end = line.firstRange(of: ". ") else { return line.hasSuffix(".") ? String(line.dropLast()) : line }
-        return String(line[..<end.lowerBound])
     }
 
     /// Single-quoted for sh, bash and zsh.

@@ -60,12 +60,12 @@ private struct EventStream {
                 guard wait, error.status == .unreachable else { throw error }
                 if !waiting {
                     waiting = true
-                    context.output.note("cannot reach the daemon; waiting for it (Ctrl-C to stop)", always: true)
+                    context.output.note("cannot reach the daemon; waiting for it (Ctrl-C to stop)")
                 }
                 usleep(250_000)
                 continue
             }
-            if waiting, bootId != nil { context.output.note("reconnected to the daemon", always: true) }
+            if waiting, bootId != nil { context.output.note("reconnected to the daemon") }
             waiting = false
             do {
                 let done = try stream(connection)
@@ -78,7 +78,7 @@ private struct EventStream {
                         use --wait to follow it across restarts
                         """)
                 }
-                context.output.note("the daemon closed the connection (it stopped or restarted); waiting for it to come back", always: true)
+                context.output.note("the daemon closed the connection (it stopped or restarted); waiting for it to come back")
                 waiting = true
             }
         }
@@ -93,7 +93,7 @@ private struct EventStream {
         let boot = try connection.call("daemon.hello", ["client": "interactivectl"])["bootId"]?.stringValue
         if let bootId, boot != bootId {
             // A new boot: its seqs start again, so everything it still holds is new to us.
-            context.output.note("the daemon restarted (boot \(boot ?? "-")); its events from the start follow", always: true)
+            context.output.note("the daemon restarted (boot \(boot ?? "-")); its events from the start follow")
             seq = 0
         }
         bootId = boot

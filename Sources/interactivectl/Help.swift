@@ -1,3 +1,12 @@
+extension String {
+    /// The first sentence of the first line, without its full stop: a summary for a list.
+    var firstSentence: String {
+        let line = split(separator: "\n").first.map(String.init) ?? self
+        guard let end = line.firstRange(of: ". ") else { return line.hasSuffix(".") ? String(line.dropLast()) : line }
+        return String(line[..<end.lowerBound])
+    }
+}
+
 /// Help text made from the command table, wrapped to a width and never cut.
 struct Help {
     let width: Int
@@ -15,7 +24,7 @@ struct Help {
         out += ["", wrap(Help.description), "", "Commands:"]
         let nameWidth = min(24, (CommandTable.commands.map(\.name.count).max() ?? 0) + 2)
         for command in CommandTable.commands {
-            out += hanging(command.name, firstSentence(command.summary), labelWidth: nameWidth, indent: 2)
+            out += hanging(command.name, command.summary.firstSentence, labelWidth: nameWidth, indent: 2)
         }
         out += ["", "Global options:"] + optionList(GlobalOptions.all)
         out += ["", "Exit status:"]
@@ -41,7 +50,7 @@ struct Help {
         out.append("Subcommands:")
         let nameWidth = (members.map(\.name.count).max() ?? 0) + 2
         for member in members {
-            out += hanging(member.name, firstSentence(member.summary), labelWidth: nameWidth, indent: 2)
+            out += hanging(member.name, member.summary.firstSentence, labelWidth: nameWidth, indent: 2)
         }
         out += ["", wrap("'interactivectl \(word) SUBCOMMAND --help' describes one.")]
         return out.joined(separator: "\n")
@@ -96,10 +105,6 @@ struct Help {
         }
     }
 
-    private func firstSentence(_ text: String) -> String {
-        guard let end = text.firstRange(of: ". ") else { return text.hasSuffix(".") ? String(text.dropLast()) : text }
-        return String(text[..<end.lowerBound])
-    }
 
     /// Words of `text` in lines of at most `width` characters. A word longer than a line gets a
     /// line of its own and is never cut; line breaks in `text` are kept.

@@ -51,10 +51,10 @@ enum LoginCommand {
 
     /// The room's state once it leaves `joining` after the login, or nil when it did not in time.
     private static func waitForRoom(_ connection: DaemonConnection, timeoutMs: Int) throws(CommandFailure) -> JSONValue? {
-        let deadline = Clock.nowMs() + timeoutMs
+        let deadline = MonotonicClock.nowMs() + timeoutMs
         do throws(IPCClientError) {
             while true {
-                let remaining = deadline - Clock.nowMs()
+                let remaining = deadline - MonotonicClock.nowMs()
                 guard remaining > 0, let event = try connection.client.nextEvent(timeoutMs: remaining) else { return nil }
                 if event.type == EventType.roomState, event.data["state"] != "joining" { return event.data }
             }
@@ -139,7 +139,7 @@ extension String {
 }
 
 /// Milliseconds of the monotonic clock, for bounded waits.
-enum Clock {
+enum MonotonicClock {
     static func nowMs() -> Int {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -22,11 +22,9 @@ struct Output: Sendable {
     func yellow(_ text: String) -> String { colour ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
     func red(_ text: String) -> String { colour ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
 
-    /// A note for people on standard error (progress, reconnections); nothing in `--json` mode
-    /// unless `always`.
-    func note(_ text: String, always: Bool = false) {
-        if !json || always { Output.errorLine(text) }
-    }
+    /// A note on standard error (progress, reconnections), in every mode: standard output keeps
+    /// only results.
+    func note(_ text: String) { Output.errorLine(text) }
 
     /// A failure: `interactivectl: MESSAGE` for people, `{"error":{…}}` for programs, on standard error.
     func failure(_ failure: CommandFailure, hint: String?) {

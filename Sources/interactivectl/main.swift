@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import IPCProtocol
+import JSONValue
 
 /// Runs the command line and returns the exit status.
 func run(_ raw: [String], environment: [String: String]) -> ExitStatus {
@@ -25,7 +26,7 @@ func run(_ raw: [String], environment: [String: String]) -> ExitStatus {
         return .ok
     }
     if arguments.flag("--version") {
-        output.line(Help.version)
+        output.json ? output.emit(["version": .string(Help.version)]) : output.line(Help.version)
         return .ok
     }
     var words = arguments.positional

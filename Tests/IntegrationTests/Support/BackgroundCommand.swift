@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// A command left running while the test goes on (e.g. `interactivectl events -f`); its output
-/// is collected as it comes. Stopped (SIGTERM) when the test lets go of it.
+/// is collected as it comes. Killed when the test lets go of it.
 final class BackgroundCommand: @unchecked Sendable {
     private let process = Process()
     private let out = Pipe()
@@ -28,7 +28,8 @@ final class BackgroundCommand: @unchecked Sendable {
 
     deinit {
         if process.isRunning {
-            process.terminate()
+            // SIGKILL, not SIGTERM: children of the test process may inherit SIGTERM blocked.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
         out.fileHandleForReading.readabilityHandler = nil
