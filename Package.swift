@@ -51,7 +51,11 @@ let package = Package(
             dependencies: ["IPCProtocol", "JSONValue", "SocketIO", "CSystemd", "CSQLite", "CInteractiveShims"]
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"], linkerSettings: daemonLinkerSettings),
-        .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue"]),
+        // Writes manual pages in roff; interactivectl's and the daemon's pages are made with it.
+        .target(name: "ManPage"),
+        .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue", "ManPage"]),
+        // `interactived-manpages interactived.8|interactived.conf.5`: the daemon's man pages from its tables (scripts/manpages).
+        .executableTarget(name: "interactived-manpages", dependencies: ["InteractiveDaemon", "ManPage"]),
         .executableTarget(name: "ipc-bench", dependencies: ["InteractiveDaemon", "IPCProtocol", "JSONValue", "CInteractiveShims"]),
         // `ws-echo URL`: echoes every WebSocket message back until the peer closes.
         .executableTarget(name: "ws-echo", dependencies: ["SocketIO"]),
@@ -71,7 +75,8 @@ let package = Package(
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation", "SocketIO"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
-        .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "interactived", "interactivectl"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "interactived", "interactivectl",
+                                                             "interactived-manpages"]),
     ],
     swiftLanguageModes: [.v6]
 )

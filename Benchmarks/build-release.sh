@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the shipped configuration of interactived (release, Swift stdlib and Foundation linked
 # statically), checks that the binary links no Swift or Foundation shared library and no
-# URLSession, and prints the binary's path and size.
+# URLSession, and prints the binary's path and size; then the same for interactivectl, whose
+# stripped binary must stay under 20 MB (it uses FoundationEssentials only: no ICU data).
 #
 # Usage: bash Benchmarks/build-release.sh
 # Env:   BENCH_SCRATCH=DIR  build in DIR instead of .build (SwiftPM's --scratch-path)
@@ -54,3 +55,28 @@ rm -f "$STRIPPED"
 echo "dynamic libraries: $(echo "$LIBS" | grep -c '=>') ($(echo "$LIBS" | awk '/=>/ {printf "%s ", $1}'))"
 echo "binary: $BIN"
 awk -v s="$SIZE" -v t="$STRIPPED_SIZE" 'BEGIN { printf "size: %d bytes (%.1f MiB); stripped: %d bytes (%.1f MiB)\n", s, s / 1048576, t, t / 1048576 }'
+
+# interactivectl: the same static build, FoundationEssentials only, stripped under 20 MB.
+CTL="$BIN_DIR/interactivectl"
+[ -x "$CTL" ] || { echo "build-release: $CTL is missing" >&2; exit 1; }
+CTL_LIBS=$(ldd "$CTL")
+if echo "$CTL_LIBS" | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRuntime|libicu'; then
+    echo "$CTL_LIBS"
+    echo "build-release: FAIL: interactivectl links a Swift/Foundation/ICU shared library" >&2
+    exit 1
+fi
+CTL_SIZE=$(stat -c %s "$CTL")
+CTL_STRIPPED=$(mktemp /tmp/interactivectl-stripped-XXXXXX)
+strip -o "$CTL_STRIPPED" "$CTL"
+CTL_STRIPPED_SIZE=$(stat -c %s "$CTL_STRIPPED")
+rm -f "$CTL_STRIPPED"
+CTL_LIMIT=20000000
+echo "interactivectl dynamic libraries: $(echo "$CTL_LIBS" | grep -c '=>') ($(echo "$CTL_LIBS" | awk '/=>/ {printf "%s ", $1}'))"
+echo "interactivectl binary: $CTL"
+awk -v s="$CTL_SIZE" -v t="$CTL_STRIPPED_SIZE" 'BEGIN { printf "interactivectl size: %d bytes (%.1f MiB); stripped: %d bytes (%.1f MiB)\n", s, s / 1048576, t, t / 1048576 }'
+echo "sizes stripped: interactived $STRIPPED_SIZE bytes, interactivectl $CTL_STRIPPED_SIZE bytes (limit $CTL_LIMIT)"
+if [ "$CTL_STRIPPED_SIZE" -ge "$CTL_LIMIT" ]; then
+    echo "build-release: FAIL: interactivectl stripped is $CTL_STRIPPED_SIZE bytes, over the $CTL_LIMIT-byte budget" >&2
+    exit 1
+fi
+echo "check: interactivectl stripped is under 20 MB"

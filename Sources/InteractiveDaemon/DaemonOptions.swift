@@ -86,6 +86,11 @@ public struct DaemonOptions: Sendable, Equatable {
 }
 
 extension DaemonOptions {
+    /// The flag that sets configuration key `key`, if one does.
+    static func flag(forKey key: String) -> String? {
+        keyFlags.first { $0.value == key }?.key
+    }
+
     private static func takeValue(of flag: String, inline: String?, from remaining: inout ArraySlice<String>)
         throws(DaemonUsageError) -> String
     {

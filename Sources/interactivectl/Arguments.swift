@@ -4,14 +4,9 @@ struct Arguments: Sendable {
     private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
 
-    /// Options that take a value; every other `--name` is a flag.
-    static let valueOptions: Set<String> = [
-        "--socket", "--type", "--token-file", "--user-id", "--display-name", "--timeout", "--since", "--mode",
-        "--reason", "--status",
-        "--union-info", "--drm-kek",
-    ]
-
-    init(_ raw: [String]) throws(UsageError) {
+    /// Splits `raw`: options in `valueOptions` take a value (`--name VALUE` or `--name=VALUE`),
+    /// every other `--name` is a flag; `shortOptions` maps single letters (`-fj`) to flags.
+    init(_ raw: [String], valueOptions: Set<String>, shortOptions: [Character: String]) throws(UsageError) {
         var remaining = raw[...]
         while let argument = remaining.popFirst() {
             if argument == "--" {
@@ -25,7 +20,7 @@ struct Arguments: Sendable {
                     name = String(argument[..<equals])
                     inline = String(argument[argument.index(after: equals)...])
                 }
-                if Arguments.valueOptions.contains(name) {
+                if valueOptions.contains(name) {
                     guard let value = inline ?? remaining.popFirst() else { throw UsageError("\(name) needs a value") }
                     options[name, default: []].append(value)
                 } else {
@@ -34,12 +29,8 @@ struct Arguments: Sendable {
                 }
             } else if argument.hasPrefix("-") && argument.count > 1 && Double(argument) == nil {
                 for letter in argument.dropFirst() {
-                    switch letter {
-                    case "f": flags.insert("--follow")
-                    case "h": flags.insert("--help")
-                    case "j": flags.insert("--json")
-                    default: throw UsageError("unknown option -\(letter)")
-                    }
+                    guard let name = shortOptions[letter] else { throw UsageError("unknown option -\(letter)") }
+                    flags.insert(name)
                 }
             } else {
                 positional.append(argument)
@@ -51,8 +42,8 @@ struct Arguments: Sendable {
     func value(_ name: String) -> String? { options[name]?.last }
     func values(_ name: String) -> [String] { options[name] ?? [] }
 
-    /// Flags given that `allowed` does not list.
-    func unknownFlags(allowed: Set<String>) -> [String] {
+    /// Options given that `allowed` does not list.
+    func unknownOptions(allowed: Set<String>) -> [String] {
         (flags.subtracting(allowed).union(Set(options.keys).subtracting(allowed))).sorted()
     }
 }

@@ -1,31 +1,28 @@
-import Foundation
 import IPCProtocol
 import JSONValue
-
-/// Why a command failed, with the exit status it maps to.
-struct CommandFailure: Error {
-    let status: ExitStatus
-    let message: String
-}
 
 /// Opens the daemon connection for a command and maps client errors to exit statuses.
 struct DaemonConnection {
     let client: IPCClient
     let path: String
 
+    static let startHint = """
+        Is interactived running? Start it with 'systemctl start interactived.socket' (installed units) or \
+        'interactived --socket PATH', or point to it with --socket PATH or $INTERACTIVED_SOCKET.
+        """
+
     init(socketFlag: String?, environment: [String: String]) throws(CommandFailure) {
         guard let path = SocketPath.forClient(explicit: socketFlag, environment: environment) else {
-            throw CommandFailure(status: .usage,
-                                 message: "no daemon socket known: give --socket PATH or set INTERACTIVED_SOCKET")
+            throw CommandFailure(status: .unreachable, message: """
+                no daemon socket found: /run/interactived/interactived.sock does not exist and neither --socket, \
+                $INTERACTIVED_SOCKET nor $XDG_RUNTIME_DIR is set
+                \(DaemonConnection.startHint)
+                """)
         }
         do {
             client = try IPCClient(path: path)
         } catch {
-            throw CommandFailure(status: .unreachable, message: """
-                \(error)
-                Is interactived running? Start it with 'systemctl start interactived.socket' (installed units) or \
-                'interactived --socket \(path)', or point to it with --socket PATH.
-                """)
+            throw CommandFailure(status: .unreachable, message: "\(error)\n\(DaemonConnection.startHint)")
         }
         self.path = path
     }
@@ -39,6 +36,8 @@ struct DaemonConnection {
         }
     }
 
+    /// A daemon error is exit 1 (77 for a permission denial); a lost daemon is 69. Whether an
+    /// "invalid params" reply is the user's mistake is for the command to say (main.swift).
     static func failure(_ error: IPCClientError) -> CommandFailure {
         switch error {
         case .rpc(let rpc):
@@ -47,12 +46,8 @@ struct DaemonConnection {
             if let missing = rpc.data?["missing"]?.arrayValue {
                 message += "\nmissing configuration: " + missing.compactMap(\.stringValue).joined(separator: ", ")
             }
-            let status: ExitStatus
-            switch rpc.code {
-            case RPCErrorCode.invalidParams, RPCErrorCode.methodNotFound: status = .usage
-            default: status = rpc.name == DaemonErrorName.permissionDenied.rawValue ? .permissionDenied : .daemonError
-            }
-            return CommandFailure(status: status, message: message)
+            let status: ExitStatus = rpc.name == DaemonErrorName.permissionDenied.rawValue ? .permissionDenied : .daemonError
+            return CommandFailure(status: status, message: message, rpc: rpc)
         case .unreachable, .connectionClosed:
             return CommandFailure(status: .unreachable, message: error.description)
         case .timeout, .protocolViolation:

@@ -1,8 +1,5 @@
-import Foundation
-import JSONValue
-#if canImport(Glibc)
 import Glibc
-#endif
+import JSONValue
 
 /// Writes results for people (aligned text, colour on a terminal) or for programs (`--json`).
 struct Output: Sendable {
@@ -15,9 +12,7 @@ struct Output: Sendable {
         colour = !json && !noColour && isatty(STDOUT_FILENO) == 1 && environment["TERM"] != "dumb"
     }
 
-    func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
+    func line(_ text: String) { Output.write(text + "\n", to: STDOUT_FILENO) }
 
     func emit(_ value: JSONValue) { line(value.jsonText) }
 
@@ -26,6 +21,23 @@ struct Output: Sendable {
     func green(_ text: String) -> String { colour ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
     func yellow(_ text: String) -> String { colour ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
     func red(_ text: String) -> String { colour ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
+
+    /// A note on standard error (progress, reconnections), in every mode: standard output keeps
+    /// only results.
+    func note(_ text: String) { Output.errorLine(text) }
+
+    /// A failure: `interactivectl: MESSAGE` for people, `{"error":{…}}` for programs, on standard error.
+    func failure(_ failure: CommandFailure, hint: String?) {
+        guard json else {
+            Output.errorLine(failure.message)
+            if let hint { Output.write(hint + "\n", to: STDERR_FILENO) }
+            return
+        }
+        var error: [String: JSONValue] = ["message": .string(failure.message), "exitStatus": .number(Double(failure.status.rawValue))]
+        if let rpc = failure.rpc { error["daemonError"] = rpc.json }
+        if let result = failure.result { error["result"] = result }
+        Output.write(JSONValue.object(["error": .object(error)]).jsonText + "\n", to: STDERR_FILENO)
+    }
 
     /// A value for people: strings bare, everything else as compact JSON.
     static func plain(_ value: JSONValue?) -> String {
@@ -42,7 +54,23 @@ struct Output: Sendable {
         return members.keys.sorted().map { "\($0)=\(plain(members[$0]))" }.joined(separator: " ")
     }
 
-    static func errorLine(_ text: String) {
-        FileHandle.standardError.write(Data(("interactivectl: " + text + "\n").utf8))
+    /// `text` padded with spaces to `width` characters (never cut).
+    static func padded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func errorLine(_ text: String) { write("interactivectl: " + text + "\n", to: STDERR_FILENO) }
+
+    /// Writes all of `text` to a file descriptor (retrying short writes and EINTR).
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
     }
 }

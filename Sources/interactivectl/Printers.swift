@@ -46,7 +46,7 @@ struct StatusPrinter {
     }
 
     private func row(_ label: String, _ value: String) {
-        output.line("\(output.bold(label.padding(toLength: 9, withPad: " ", startingAt: 0))) \(value)")
+        output.line("\(output.bold(Output.padded(label, 9))) \(value)")
     }
 
     private func colourState(_ text: String) -> String {
@@ -65,7 +65,7 @@ struct EventPrinter {
         if output.json {
             return output.emit(event.params)
         }
-        let time = event.time.split(separator: "T").last.map { String($0.dropLast()) } ?? event.time
+        let time = EventTime.local(event.time)
         let seq = event.seq.map { "#\($0)" } ?? "  "
         let type = event.type == EventType.eventsLagged ? output.red(event.type) : output.bold(event.type)
         // The backend's raw payload is long and repeats the other fields: --json has it.

@@ -1,40 +1,32 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import IPCProtocol
 import JSONValue
 
-/// Every command, in the order help lists them.
-let commands: [Command] = CoreCommands.all + RoomCommands.all + PlaybackCommands.all + [ReloadCommand.reload]
-
-let generalHelp = """
-    Usage: interactivectl [--socket PATH] [--json] COMMAND [ARGS]
-
-    Control and watch interactived, the Interactive daemon.
-
-    Commands:
-    \(commands.map { "  \($0.usage.padding(toLength: 58, withPad: " ", startingAt: 0)) \($0.summary.prefix { $0 != "." })" }.joined(separator: "\n"))
-
-    Global options:
-      --socket PATH   the daemon's socket (default $INTERACTIVED_SOCKET, else /run/interactived/interactived.sock
-                      if it exists, else $XDG_RUNTIME_DIR/interactived.sock)
-      --json          machine-readable output (one JSON value per line)
-      -h, --help      help for interactivectl or for a command ('interactivectl help COMMAND' too)
-      --version       print the version
-
-    Exit status: 0 success, 1 the daemon answered with an error, 64 bad usage, 69 the daemon
-    cannot be reached, 77 permission denied (an observer asked for a control method).
-    Colour is used only on a terminal, and never when NO_COLOR is set.
-    """
-
-@MainActor func run() -> ExitStatus {
-    let environment = ProcessInfo.processInfo.environment
-    let arguments: Arguments
-    do {
-        arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
-    } catch {
-        Output.errorLine("\(error)\nTry 'interactivectl --help'.")
+/// Runs the command line and returns the exit status.
+func run(_ raw: [String], environment: [String: String]) -> ExitStatus {
+    // Known before parsing, so that even a command line that does not parse fails as JSON.
+    let wantsJSON = raw.contains("--json") || raw.contains { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.contains("j") }
+    let output = Output(json: wantsJSON, environment: environment)
+    let help = Help(width: Terminal.width(environment: environment))
+    func usage(_ message: String, helpFor topic: String? = nil) -> ExitStatus {
+        let command = topic.map { "interactivectl \($0) --help" } ?? "interactivectl --help"
+        output.failure(CommandFailure(status: .usage, message: message), hint: "Try '\(command)'.")
         return .usage
     }
+
+    let arguments: Arguments
+    do {
+        arguments = try Arguments(raw, valueOptions: CommandTable.valueOptions, shortOptions: CommandTable.shortOptions)
+    } catch {
+        return usage(error.description)
+    }
+    if arguments.flag(ManualPage.hiddenFlag) {
+        Output.write(ManualPage.interactivectl(), to: STDOUT_FILENO)
+        return .ok
+    }
     if arguments.flag("--version") {
-        print("interactivectl 0.1.0")
+        output.json ? output.emit(["version": .string(Help.version)]) : output.line(Help.version)
         return .ok
     }
     var words = arguments.positional
@@ -43,41 +35,49 @@ let generalHelp = """
         wantsHelp = true
         words.removeFirst()
     }
-    guard !words.isEmpty else {
-        print(generalHelp)
-        return wantsHelp ? .ok : .usage
-    }
-    let match = commands.filter { words.starts(with: $0.words) }.max { $0.words.count < $1.words.count }
-    guard let command = match else {
-        let group = commands.filter { $0.words.first == words.first }
-        if !group.isEmpty {
-            Output.errorLine("'\(words.joined(separator: " "))' needs a subcommand: \(group.map(\.name).joined(separator: ", "))")
-        } else {
-            Output.errorLine("unknown command '\(words[0])'\nTry 'interactivectl --help'.")
+    guard let first = words.first else {
+        if wantsHelp {
+            output.line(help.general())
+            return .ok
         }
-        return wantsHelp ? .ok : .usage
+        return usage("no command given")
+    }
+    guard let command = CommandTable.command(for: words) else {
+        let members = CommandTable.group(first)
+        if members.isEmpty { return usage("unknown command '\(first)'") }
+        if wantsHelp && words.count == 1 {
+            output.line(help.group(first, members))
+            return .ok
+        }
+        let message = words.count == 1 ? "'\(first)' needs a subcommand" : "unknown command '\(words.prefix(2).joined(separator: " "))'"
+        return usage("\(message): \(members.map(\.name).joined(separator: ", "))", helpFor: first)
     }
     if wantsHelp {
-        print(command.help())
+        output.line(help.command(command))
         return .ok
     }
-    let unknown = arguments.unknownFlags(allowed: command.options.union(["--socket", "--json", "--help"]))
+    let allowed = Set((command.options + GlobalOptions.all).map(\.name))
+    let unknown = arguments.unknownOptions(allowed: allowed)
     guard unknown.isEmpty else {
-        Output.errorLine("\(command.name): unknown option \(unknown.joined(separator: ", "))\nTry 'interactivectl \(command.name) --help'.")
-        return .usage
+        return usage("\(command.name): unknown option \(unknown.joined(separator: ", "))", helpFor: command.name)
     }
     var commandArguments = arguments
     commandArguments.positional = Array(words.dropFirst(command.words.count))
-    let context = CommandContext(arguments: commandArguments, output: Output(json: arguments.flag("--json"), environment: environment),
-                                 environment: environment)
+    let context = CommandContext(arguments: commandArguments, output: output, environment: environment)
     do {
         try command.run(context)
         return .ok
     } catch {
-        Output.errorLine(error.message)
-        if error.status == .usage { Output.errorLine("Try 'interactivectl \(command.name) --help'.") }
-        return error.status
+        var failure = error
+        // A refused value of what the user typed is a usage error; a refusal because of the
+        // daemon's state (a flag that overrides the key, nothing pending) is not.
+        if command.daemonParamsAreUsage, let rpc = failure.rpc, rpc.code == RPCErrorCode.invalidParams,
+           rpc.data?["overriddenBy"] == nil {
+            failure = CommandFailure(status: .usage, message: failure.message, rpc: rpc)
+        }
+        output.failure(failure, hint: failure.status == .usage ? "Try 'interactivectl \(command.name) --help'." : nil)
+        return failure.status
     }
 }
 
-exit(run().rawValue)
+exit(run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment).rawValue)

@@ -5,6 +5,8 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalid(key: String, reason: String)
     case unknownKey(String)
     case startOnly(String)
+    /// `config.set` of a key that a command-line flag sets: the flag takes precedence.
+    case overriddenByFlag(key: String, flag: String)
     case unreadableFile(path: String, reason: String)
 
     public var description: String {
@@ -12,6 +14,9 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalid(let key, let reason): return "invalid value for '\(key)': \(reason)"
         case .unknownKey(let key): return "unknown configuration key '\(key)'"
         case .startOnly(let key): return "'\(key)' can only be set at start (configuration file or flag), not at runtime"
+        case .overriddenByFlag(let key, let flag):
+            return "'\(key)' is set by the command-line flag \(flag), which takes precedence over config.set: "
+                + "the daemon keeps the flag's value (restart it without \(flag) to set '\(key)' at runtime)"
         case .unreadableFile(let path, let reason): return "cannot read configuration file \(path): \(reason)"
         }
     }
@@ -19,7 +24,7 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The key the error is about, if any.
     public var key: String? {
         switch self {
-        case .invalid(let key, _), .startOnly(let key), .unknownKey(let key): return key
+        case .invalid(let key, _), .startOnly(let key), .unknownKey(let key), .overriddenByFlag(let key, _): return key
         case .unreadableFile: return nil
         }
     }

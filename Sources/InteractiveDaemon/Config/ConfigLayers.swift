@@ -103,12 +103,16 @@ struct ConfigLayers: Sendable, Equatable {
     }
 
     /// Applies a `config.set` patch to the runtime layer: keys merge one by one, `null` drops
-    /// an override, start-only keys are refused. Returns the new runtime layer.
+    /// an override, start-only keys and keys a command-line flag sets are refused. Returns the new
+    /// runtime layer.
     func patchedRuntime(_ patch: [String: JSONValue]) throws(ConfigError) -> [String: JSONValue] {
         var runtime = self.runtime
         for (name, value) in patch.sorted(by: { $0.key < $1.key }) {
             guard let key = ConfigKeys.byName[name] else { throw .unknownKey(name) }
             guard key.runtime else { throw .startOnly(name) }
+            if flags[name] != nil, !value.isNull {
+                throw .overriddenByFlag(key: name, flag: DaemonOptions.flag(forKey: name) ?? "--\(name)")
+            }
             if value.isNull {
                 runtime.removeValue(forKey: name)
                 continue

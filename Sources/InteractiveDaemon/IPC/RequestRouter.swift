@@ -51,7 +51,7 @@ struct RequestRouter: Sendable {
         } catch let error as RPCError {
             outcome = .failure(error)
         } catch let error as ConfigError {
-            outcome = .failure(.invalidParams(error.description))
+            outcome = .failure(error.rpcError)
         } catch {
             outcome = .failure(.internalError(String(describing: error)))
         }

@@ -142,7 +142,8 @@ actor RoomController {
 
     /// `room.leave`: leaves and hides every overlay.
     func leave() async throws(RPCError) -> JSONValue {
-        guard let current = room, current.isActive else { throw RPCError.daemon(.noRoom, "no room is joined") }
+        // A room in error is left too: a new login or configuration change would otherwise revive it.
+        guard let current = room, current.state != .left else { throw RPCError.daemon(.noRoom, "no room is joined") }
         await leaveRoom(current, nextMode: nil)
         await keepRoom()
         return ["state": "left", "mediaId": .string(current.mediaId)]

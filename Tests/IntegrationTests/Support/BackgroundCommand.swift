@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A command left running while the test goes on (e.g. `interactivectl events -f`); its output
+/// is collected as it comes. Killed when the test lets go of it.
+final class BackgroundCommand: @unchecked Sendable {
+    private let process = Process()
+    private let out = Pipe()
+    private let err = Pipe()
+    private let outLog = LogCollector()
+    private let errLog = LogCollector()
+
+    init(_ argv: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: argv[0])
+        process.arguments = Array(argv.dropFirst())
+        if let environment { process.environment = environment }
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let outLog = self.outLog
+        let errLog = self.errLog
+        out.fileHandleForReading.readabilityHandler = { outLog.append($0.availableData) }
+        err.fileHandleForReading.readabilityHandler = { errLog.append($0.availableData) }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            // SIGKILL, not SIGTERM: children of the test process may inherit SIGTERM blocked.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+    }
+
+    var stdout: String { outLog.text }
+    var stderr: String { errLog.text }
+
+    /// Waits (bounded) until `stream` (stdout or stderr) contains `text`.
+    func waitFor(_ text: String, in stream: KeyPath<BackgroundCommand, String>, timeoutMs: Int = 10_000) throws {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while !self[keyPath: stream].contains(text) {
+            guard Date() < deadline else {
+                throw TestFailure("no '\(text)' within \(timeoutMs) ms\nstdout:\n\(stdout)\nstderr:\n\(stderr)")
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// Waits (bounded) for the command to end on its own and returns its exit status.
+    func waitForExit(timeoutMs: Int = 10_000) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while process.isRunning {
+            guard Date() < deadline else { throw TestFailure("still running after \(timeoutMs) ms\nstderr:\n\(stderr)") }
+            usleep(20_000)
+        }
+        return process.terminationStatus
+    }
+}
