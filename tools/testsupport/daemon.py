@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
+from tools.testsupport.processes import stop_process
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 20.0
 
@@ -86,13 +88,7 @@ class DaemonProcess:
 
     def stop(self, timeout: float = 10.0) -> Optional[int]:
         """SIGTERM, a bounded wait (then SIGKILL), the temporary folder removed; the status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        status = stop_process(self.process, timeout)
         self._log.close()
         shutil.rmtree(self.directory, ignore_errors=True)
-        return self.process.returncode
+        return status

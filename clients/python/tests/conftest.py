@@ -15,8 +15,8 @@ for path in (CLIENT_ROOT, REPO_ROOT):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from tools.backend.tests.support import BackendProcess  # noqa: E402
 from tools.testsupport.daemon import DaemonProcess  # noqa: E402
+from tools.testsupport.fixtures import backend, live_daemon  # noqa: E402,F401  (fixtures)
 
 
 @pytest.fixture
@@ -26,19 +26,3 @@ def daemon() -> Iterator[DaemonProcess]:
     yield process
     assert process.stop() == 0
 
-
-@pytest.fixture
-def backend(tmp_path: Path) -> Iterator[BackendProcess]:
-    """The reference backend on a free port."""
-    process = BackendProcess(tmp_path)
-    yield process
-    assert process.stop() == 0, process.stderr()
-
-
-@pytest.fixture
-def live_daemon(backend: BackendProcess) -> Iterator[DaemonProcess]:
-    """A daemon configured for the reference backend (tenant onlivev2, os linuxstb)."""
-    process = DaemonProcess(["--socket-url", backend.base_url, "--api-url", backend.base_url,
-                             "--tenant", "onlivev2", "--os", "linuxstb"])
-    yield process
-    assert process.stop() == 0

@@ -18,26 +18,17 @@ for path in (PLAYER_DIR, REPO_ROOT / "clients" / "python", REPO_ROOT):
         sys.path.insert(0, str(path))
 
 import interactived_client  # noqa: E402
-from tools.backend.tests.support import BackendProcess  # noqa: E402
 from tools.testsupport.daemon import DaemonProcess  # noqa: E402
+from tools.testsupport.fixtures import backend, live_daemon  # noqa: E402,F401  (fixtures)
 from webplayer_support import FixturePages, PlayerProcess, Remote, alive  # noqa: E402
 
 MEDIA = "m1"
 
 
 @pytest.fixture
-def backend(tmp_path: Path) -> Iterator[BackendProcess]:
-    process = BackendProcess(tmp_path)
-    yield process
-    assert process.stop() == 0, process.stderr()
-
-
-@pytest.fixture
-def daemon(backend: BackendProcess) -> Iterator[DaemonProcess]:
-    process = DaemonProcess(["--socket-url", backend.base_url, "--api-url", backend.base_url,
-                             "--tenant", "onlivev2", "--os", "linuxstb"])
-    yield process
-    assert process.stop() == 0
+def daemon(live_daemon: DaemonProcess) -> DaemonProcess:
+    """The daemon of the browser tests: the one configured for the reference backend."""
+    return live_daemon
 
 
 @pytest_asyncio.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ REPO_ROOT = PLAYER_DIR.parents[1]
 START_TIMEOUT = 60.0
 T = TypeVar("T")
 
+from tools.testsupport.processes import stop_process  # noqa: E402  (conftest puts the repository on sys.path)
 from webplayer.cdp import CDPConnection  # noqa: E402  (conftest puts players/web on sys.path)
 from webplayer.screen import Screen  # noqa: E402
 
@@ -101,15 +101,9 @@ class PlayerProcess:
 
     def stop(self, timeout: float = 20.0) -> Optional[int]:
         """SIGTERM and a bounded wait (then SIGKILL); the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        status = stop_process(self.process, timeout)
         self._log.close()
-        return self.process.returncode
+        return status
 
     async def browser_processes(self) -> list[int]:
         """The browser's processes (browser, renderers, GPU, utilities) as DevTools lists them."""
