@@ -71,6 +71,7 @@ actor OverlayManager {
     /// the overlay id when shown.
     @discardableResult
     func offer(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) async -> String? {
+        await tracker?.keepUp()
         guard admit(overlay, receivedAt: receivedAt, room: room, onScreen: Set(screen.map(\.timelineId))) else { return nil }
         return await show(overlay, room: room)
     }

@@ -20,6 +20,11 @@ enum TrackingEvent: Sendable {
 protocol OverlayTracker: Sendable {
     func record(_ event: TrackingEvent)
 
+    /// Returns at once unless the events recorded and not yet handled are many (a flood of
+    /// overlays); then waits until they are handled, so that the backlog, and the memory it
+    /// holds, stay bounded. The overlay pipeline calls it before each overlay from the backend.
+    func keepUp() async
+
     /// Returns once every event recorded so far was handled (a status read after an action
     /// then reflects it), or at once when the backlog is too long to wait for.
     func settled() async

@@ -553,4 +553,13 @@ struct TrackingFeed: OverlayTracker {
     }
 
     static let settleLimit = 256
+
+    func keepUp() async {
+        guard backlog.count.load(ordering: .acquiring) > Self.backlogLimit else { return }
+        await withCheckedContinuation { continuation.yield(.settled($0)) }
+    }
+
+    /// The backlog past which the overlay pipeline waits for tracking (`keepUp`). Measured with
+    /// Benchmarks/floods.py: without it, a flood of overlays left the feed's buffer holding ~9 MB.
+    static let backlogLimit = 512
 }
