@@ -101,52 +101,41 @@ actor Store {
         } catch {
             return try fallBack(path, error: error, log: log)
         }
-        let aside = "\(path).corrupt-\(Timestamp.nowMs() / 1000)"
-        do {
-            for suffix in ["", "-wal", "-shm"] where StateDirectory.kind(of: path + suffix) != .missing {
-                try StateDirectory.move(path + suffix, to: aside + suffix)
-            }
-        } catch {
-            log.error("The store cannot be used (\(unusable.reason)) and cannot be moved aside: \(error)",
-                      ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
-            return try inMemory(copying: nil, problem: .writeFailed, error: error.description, log: log)
-        }
-        log.error("The store cannot be used (\(unusable.reason)); it was moved to \(aside) and a fresh one started",
-                  ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
-        do {
-            var opened = Opened(database: try open(path))
-            opened.movedAside = aside
-            return opened
-        } catch {
-            var opened = try fallBack(path, error: error, log: log)
-            opened.movedAside = aside
-            return opened
-        }
+        return try moveAsideAndReopen(path, suffixes: ["", "-wal", "-shm"], problem: "The store cannot be used (\(unusable.reason))",
+                                      outcome: "a fresh one started", log: log)
     }
 
     /// Moves a damaged write-ahead log (and its index) aside and opens the database without it.
     private static func openMovingLogAside(_ path: String, log: Logger) throws(StoreError) -> Opened {
+        try moveAsideAndReopen(path, suffixes: ["-wal", "-shm"],
+                               problem: "The store's write-ahead log is damaged (what it held is lost)",
+                               outcome: "the store kept", log: log)
+    }
+
+    /// Renames the store's files with `suffixes` to `<path>.corrupt-<time>` + suffix, logs it and
+    /// opens the store again (in memory when that fails). The first file moved is the one
+    /// `daemon.status` names (`corruptMovedTo`).
+    private static func moveAsideAndReopen(_ path: String, suffixes: [String], problem: String, outcome: String,
+                                           log: Logger) throws(StoreError) -> Opened {
         let aside = "\(path).corrupt-\(Timestamp.nowMs() / 1000)"
+        let reported = aside + (suffixes.first ?? "")
         do {
-            for suffix in ["-wal", "-shm"] where StateDirectory.kind(of: path + suffix) != .missing {
+            for suffix in suffixes where StateDirectory.kind(of: path + suffix) != .missing {
                 try StateDirectory.move(path + suffix, to: aside + suffix)
             }
         } catch {
-            log.error("The store's write-ahead log is damaged and cannot be moved aside: \(error)",
-                      ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
+            log.error("\(problem) and cannot be moved aside: \(error)", ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
             return try inMemory(copying: nil, problem: .writeFailed, error: error.description, log: log)
         }
-        log.error("The store's write-ahead log is damaged (what it held is lost); it was moved to \(aside)-wal and the store kept",
-                  ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
+        log.error("\(problem); it was moved to \(reported) and \(outcome)", ["INTERACTIVE_STORE_PATH": path], id: .storeCorrupt)
+        var opened: Opened
         do {
-            var opened = Opened(database: try open(path))
-            opened.movedAside = aside + "-wal"
-            return opened
+            opened = Opened(database: try open(path))
         } catch {
-            var opened = try fallBack(path, error: error, log: log)
-            opened.movedAside = aside + "-wal"
-            return opened
+            opened = try fallBack(path, error: error, log: log)
         }
+        opened.movedAside = reported
+        return opened
     }
 
     /// A fresh store could not be made either (a full disk, an I/O error): the store runs in memory.
