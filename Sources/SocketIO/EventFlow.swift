@@ -1,82 +1,71 @@
 import Synchronization
 
-/// Flow control between the connection and the consumer of `SocketIOClient.events`: while more
-/// than `highCount` events or `highBytes` bytes of them wait unconsumed, the connection stops
-/// reading (TCP then slows the server down); it reads again once the backlog is down to
-/// `lowCount` and `lowBytes`. So a server that sends faster than the consumer works makes the
-/// client hold a bounded backlog instead of everything it sent.
-final class EventFlow: Sendable {
+/// What the consumer of `SocketIOClient.events` has taken out, on its way to the client's
+/// machine, which decides flow control (`SocketIOClientMachine.consumed`).
+///
+/// The consumer runs on any thread: it adds to a tally here, which the client drains before it
+/// hands out the next event. While reading is paused (only then is the tally awaited), the first
+/// consumption also wakes the client on the loop.
+final class EventConsumption: Sendable {
     private struct State {
         var count = 0
         var bytes = 0
+        /// Reading is paused: a consumption must wake the client.
         var paused = false
-        /// Pauses or resumes the current connection's reading.
-        var pause: (@Sendable (Bool) -> Void)?
+        var wakePending = false
     }
 
-    let highCount: Int
-    let highBytes: Int
-    let lowCount: Int
-    let lowBytes: Int
     private let state = Mutex(State())
+    /// Wakes the client (set once, by the client).
+    private let wake = Mutex<(@Sendable () -> Void)?>(nil)
 
-    init(highCount: Int = 256, highBytes: Int = 1 << 20, lowCount: Int = 64, lowBytes: Int = 256 << 10) {
-        self.highCount = highCount
-        self.highBytes = highBytes
-        self.lowCount = lowCount
-        self.lowBytes = lowBytes
+    /// Sets what wakes the client.
+    func setWake(_ wake: @escaping @Sendable () -> Void) {
+        self.wake.withLock { $0 = wake }
     }
 
-    /// True while reading is paused.
-    var isPaused: Bool { state.withLock { $0.paused } }
-
-    /// The connection whose reading this controls from now on (nil: none); paused at once when
-    /// the backlog is still high.
-    func attach(_ pause: (@Sendable (Bool) -> Void)?) {
-        let pauseNow = state.withLock { state -> (@Sendable (Bool) -> Void)? in
-            state.pause = pause
-            return state.paused ? pause : nil
-        }
-        pauseNow?(true)
-    }
-
-    /// An event of `size` bytes was handed to the consumer's buffer.
-    func produced(size: Int) {
-        let pause = state.withLock { state -> (@Sendable (Bool) -> Void)? in
-            state.count += 1
-            state.bytes += size
-            guard !state.paused, state.count > highCount || state.bytes > highBytes else { return nil }
-            state.paused = true
-            return state.pause
-        }
-        pause?(true)
-    }
-
-    /// The consumer took an event of `size` bytes out of its buffer.
+    /// The consumer took an event of `size` bytes.
     func consumed(size: Int) {
-        let resume = state.withLock { state -> (@Sendable (Bool) -> Void)? in
-            state.count = max(0, state.count - 1)
-            state.bytes = max(0, state.bytes - size)
-            guard state.paused, state.count <= lowCount, state.bytes <= lowBytes else { return nil }
-            state.paused = false
-            return state.pause
+        let wakeNow = state.withLock { state -> Bool in
+            state.count += 1
+            state.bytes = state.bytes.addingReportingOverflow(max(0, size)).partialValue
+            guard state.paused, !state.wakePending else { return false }
+            state.wakePending = true
+            return true
         }
-        resume?(false)
+        if wakeNow { wake.withLock { $0 }?() }
+    }
+
+    /// The tally since the last call, emptied.
+    func take() -> (count: Int, bytes: Int) {
+        state.withLock { state in
+            defer {
+                state.count = 0
+                state.bytes = 0
+                state.wakePending = false
+            }
+            return (state.count, state.bytes)
+        }
+    }
+
+    /// Whether consumptions must wake the client (reading is paused).
+    func setPaused(_ paused: Bool) {
+        state.withLock { $0.paused = paused }
     }
 }
 
 /// The server's events, in order, as `SocketIOClient.events` hands them out; taking one out
-/// tells the client's flow control that the consumer keeps up (see `EventFlow`).
+/// tells the client's flow control that the consumer keeps up.
 public struct SocketIOEventStream: AsyncSequence, Sendable {
     public typealias Element = SocketIOEvent
     public typealias Failure = Never
 
     let base: AsyncStream<(SocketIOEvent, Int)>
-    let flow: EventFlow
+    let consumption: EventConsumption
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<(SocketIOEvent, Int)>.Iterator
-        let flow: EventFlow
+        let consumption: EventConsumption
 
         public mutating func next() async -> SocketIOEvent? {
             await next(isolation: nil)
@@ -84,12 +73,12 @@ public struct SocketIOEventStream: AsyncSequence, Sendable {
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> SocketIOEvent? {
             guard let (event, size) = await base.next(isolation: actor) else { return nil }
-            flow.consumed(size: size)
+            consumption.consumed(size: size)
             return event
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), flow: flow)
+        AsyncIterator(base: base.makeAsyncIterator(), consumption: consumption)
     }
 }

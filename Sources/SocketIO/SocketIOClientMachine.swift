@@ -454,19 +454,24 @@ struct SocketIOClientMachine {
         try submit(eventPacket(event, args, attachments: attachments, id: nil), policy: policy)
     }
 
-    /// Like `emit`, awaiting the acknowledgement for at most `timeout` from `now` (time in the
-    /// buffer included). Returns the ack id the result will name (`resolveAck`, `failAck`).
-    mutating func emitWithAck(
-        _ event: String, _ args: [JSONValue], attachments: [[UInt8]], timeout: Duration, policy: EmitPolicy, now: ContinuousClock.Instant
-    ) throws(SocketIOError) -> (id: Int, actions: [Action]) {
+    /// The id of the next `emitWithAck` (ids wrap at Int32.max, as Socket.IO servers expect).
+    mutating func reserveAckId() -> Int {
         let id = nextAckId
         nextAckId = nextAckId >= Int(Int32.max) ? 0 : nextAckId + 1
+        return id
+    }
+
+    /// Like `emit`, awaiting the acknowledgement `id` (from `reserveAckId`) for at most `timeout`
+    /// from `now` (time in the buffer included); `resolveAck` or `failAck` name it later.
+    mutating func emitWithAck(
+        id: Int, _ event: String, _ args: [JSONValue], attachments: [[UInt8]], timeout: Duration, policy: EmitPolicy, now: ContinuousClock.Instant
+    ) throws(SocketIOError) -> [Action] {
         let deadline = now + timeout
         pendingAcks[id] = PendingAck(event: event, timeout: timeout, deadline: deadline, epoch: nil)
         do {
             let actions = try submit(eventPacket(event, args, attachments: attachments, id: id), policy: policy)
-            guard pendingAcks[id] != nil else { return (id, actions) }
-            return (id, actions + [.schedule(.ack(id), at: deadline)])
+            guard pendingAcks[id] != nil else { return actions }
+            return actions + [.schedule(.ack(id), at: deadline)]
         } catch {
             pendingAcks.removeValue(forKey: id)
             throw error

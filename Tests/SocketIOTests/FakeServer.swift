@@ -1,3 +1,4 @@
+import JSONValue
 @testable import SocketIO
 
 /// The server's side of the wire, for driving the protocol machines without a network: frames as
@@ -106,5 +107,15 @@ extension Array where Element == SocketIOClientMachine.Action {
             if case .publish(let state) = action { return state }
             return nil
         }
+    }
+}
+
+extension SocketIOClientMachine {
+    /// `emitWithAck` with the next id.
+    mutating func emitWithAck(
+        _ event: String, _ args: [JSONValue], attachments: [[UInt8]], timeout: Duration, policy: EmitPolicy, now: ContinuousClock.Instant
+    ) throws(SocketIOError) -> (id: Int, actions: [Action]) {
+        let id = reserveAckId()
+        return (id, try emitWithAck(id: id, event, args, attachments: attachments, timeout: timeout, policy: policy, now: now))
     }
 }
