@@ -47,9 +47,11 @@ let package = Package(
         // OpenSSL 3 (libssl, libcrypto) from Debian's libssl-dev.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // C wrappers for the OpenSSL macros Swift cannot call.
-        .target(name: "CSocketIOShims", dependencies: ["COpenSSL"]),
-        // TCP/TLS → WebSocket → Engine.IO → Socket.IO client; no dependency on the daemon.
-        .target(name: "SocketIO", dependencies: ["JSONValue", "COpenSSL", "CSocketIOShims"]),
+        .target(name: "CNetworkShims", dependencies: ["COpenSSL"]),
+        // TCP connections, optionally under TLS, on the event loop; name resolution.
+        .target(name: "Network", dependencies: ["Runtime", "COpenSSL", "CNetworkShims"]),
+        // WebSocket → Engine.IO → Socket.IO client over Network; no dependency on the daemon.
+        .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime"]),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",
@@ -73,11 +75,12 @@ let package = Package(
         .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"], path: "Benchmarks/fleet/fleet-sim"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "Runtime"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
-        .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "ws-echo"], exclude: ["Peers"]),
+        .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "Runtime", "ws-echo"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation", "SocketIO"]),
         // Runs the real binaries: depends on them so `swift test` builds them.

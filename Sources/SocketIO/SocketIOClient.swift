@@ -52,10 +52,12 @@ public actor SocketIOClient {
         self.eventsContinuation = eventsContinuation
         events = SocketIOEventStream(base: eventStream, consumption: consumption)
         (states, statesContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-        let loop = self.loop
-        consumption.setWake { [weak self] in
-            loop.execute { self?.assumeIsolated { $0.drainConsumption() } }
-        }
+        consumption.setWake { [weak self] in self?.scheduleConsumptionDrain() }
+    }
+
+    /// From any thread: takes the consumer's tally into the machine, on the loop.
+    private nonisolated func scheduleConsumptionDrain() {
+        loop.execute { [weak self] in self?.assumeIsolated { $0.drainConsumption() } }
     }
 
     deinit {
@@ -113,8 +115,14 @@ public actor SocketIOClient {
     }
 
     private func closeHandshakeDone() async {
-        guard machine.isClosing else { return }
-        await withCheckedContinuation { closingWaiters.append($0) }
+        // Checked inside the continuation: the handshake may have ended before it runs.
+        await withCheckedContinuation { continuation in
+            if machine.isClosing {
+                closingWaiters.append(continuation)
+            } else {
+                continuation.resume()
+            }
+        }
     }
 
     // MARK: Emitting

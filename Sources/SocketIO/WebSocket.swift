@@ -20,6 +20,8 @@ public actor WebSocket {
     private let connection: Connection
     private var inbox: [WebSocketMessage] = []
     private var inboxHead = 0
+    /// The upgrade succeeded.
+    private var isOpen = false
     /// Why the session ended, once it did.
     private var ending: SocketIOError?
     /// The connection is closed (after a graceful close: once the close frame is written).
@@ -67,8 +69,11 @@ public actor WebSocket {
         }
         connection.write(request)
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                if let ending {
+            // The state is checked inside: the answer may have been handled before this runs.
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if isOpen {
+                    continuation.resume()
+                } else if let ending {
                     continuation.resume(throwing: ending)
                 } else {
                     upgrade = continuation
@@ -85,9 +90,11 @@ public actor WebSocket {
     /// `.protocolViolation` after a violation (both once the close frame sent in answer is written
     /// and the connection closed), `.connectionLost` when the connection broke.
     public func receive() async throws -> WebSocketMessage {
-        if let message = takeMessage() { return message }
-        if let ending, connectionClosed { throw ending }
-        return try await withCheckedThrowingContinuation { receiver = $0 }
+        // Checked inside the continuation: a message may have been handled before it runs.
+        return try await withCheckedThrowingContinuation { continuation in
+            receiver = continuation
+            wakeReceiver()
+        }
     }
 
     private func takeMessage() -> WebSocketMessage? {
@@ -122,6 +129,7 @@ public actor WebSocket {
             case .write(let bytes):
                 connection.write(bytes)
             case .opened:
+                isOpen = true
                 upgrade?.resume()
                 upgrade = nil
             case .message(let opcode, let payload):
