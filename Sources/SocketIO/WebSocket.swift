@@ -93,7 +93,11 @@ public actor WebSocket {
         // Checked inside the continuation: a message may have been handled before it runs.
         return try await withCheckedThrowingContinuation { continuation in
             receiver = continuation
-            wakeReceiver()
+            if inboxHead == inbox.count && ending == nil {
+                perform(machine.receive([], now: .now, messageLimit: 1))
+            } else {
+                wakeReceiver()
+            }
         }
     }
 
@@ -111,11 +115,17 @@ public actor WebSocket {
     private func handle(_ event: Connection.Event) {
         switch event {
         case .received(let bytes):
-            perform(machine.receive(bytes, now: .now))
+            // Decoded while a receiver waits, one message at a time (as a pull API reads): what
+            // follows a message, a violation say, is acted on once the message was consumed.
+            perform(machine.receive(bytes, now: .now, messageLimit: receiver != nil && inboxHead == inbox.count ? 1 : 0))
         case .drained:
             return
         case .closed(let error):
             connectionClosed = true
+            if ending == nil {
+                // What arrived before the end (a close frame, say) is decoded first.
+                perform(machine.receive([], now: .now))
+            }
             if ending == nil {
                 perform(machine.connectionEnded(error.map(SocketIOError.init)))
             }

@@ -101,8 +101,10 @@ struct WebSocketMachine {
 
     // MARK: Receiving
 
-    /// Bytes from the server.
-    mutating func receive(_ bytes: [UInt8], now: ContinuousClock.Instant) -> [Action] {
+    /// Bytes from the server. Frames are decoded until `messageLimit` messages came out; the rest
+    /// waits for the next call (a shell that hands out one message at a time passes 1, so that a
+    /// violation after a message is acted on only once the message was consumed).
+    mutating func receive(_ bytes: [UInt8], now: ContinuousClock.Instant, messageLimit: Int = .max) -> [Action] {
         switch state {
         case .upgrading:
             let searchFrom = max(0, received.count - 3)
@@ -113,14 +115,14 @@ struct WebSocketMachine {
                 }
                 return []
             }
-            return upgradeResponse(headerEnd: end)
+            return upgradeResponse(headerEnd: end, messageLimit: messageLimit)
         case .refused(let status, let length):
             received.append(contentsOf: bytes.prefix(max(0, length - received.count)))
             guard received.count >= length else { return [] }
             return end(.abort(refusal(status)))
         case .open, .closing:
             decoder.append(bytes)
-            return decodeFrames()
+            return decodeFrames(messageLimit: messageLimit)
         case .closed:
             return []
         }
@@ -146,7 +148,7 @@ struct WebSocketMachine {
         return end(.abort(.connectionLost("close handshake timed out")))
     }
 
-    private mutating func upgradeResponse(headerEnd end: Int) -> [Action] {
+    private mutating func upgradeResponse(headerEnd end: Int, messageLimit: Int) -> [Action] {
         let response: Handshake.Response
         do {
             response = try Handshake.parseResponse(Array(received[0..<end]))
@@ -169,16 +171,17 @@ struct WebSocketMachine {
         }
         state = .open
         decoder.append(leftover)
-        return [.opened] + decodeFrames()
+        return [.opened] + decodeFrames(messageLimit: messageLimit)
     }
 
     private func refusal(_ status: Int) -> SocketIOError {
         .handshakeFailed(status: status, message: String(decoding: received.prefix(4096), as: UTF8.self))
     }
 
-    private mutating func decodeFrames() -> [Action] {
+    private mutating func decodeFrames(messageLimit: Int) -> [Action] {
         var actions: [Action] = []
-        while !isClosed {
+        var messages = 0
+        while !isClosed && messages < messageLimit {
             let next: WebSocketFrame?
             do {
                 next = try decoder.next()
@@ -190,7 +193,9 @@ struct WebSocketMachine {
                 actions += checkIncompleteText()
                 break
             }
-            actions += handle(frame)
+            let handled = handle(frame)
+            messages += handled.count { if case .message = $0 { return true } else { return false } }
+            actions += handled
         }
         return actions
     }

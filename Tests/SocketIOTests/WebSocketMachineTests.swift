@@ -127,6 +127,15 @@ import Testing
                                                    WebSocketFrame(fin: true, opcode: .binary, payload: big)])
     }
 
+    @Test func aMessageLimitLeavesWhatFollowsForTheNextCall() throws {
+        var (machine, _) = try opened()
+        let bytes = FakeServer.text("first") + FakeServer.frame(0xC1, [1]) + FakeServer.text("never")
+        #expect(machine.receive(bytes, now: t0, messageLimit: 1) == [.message(.text, Array("first".utf8))])
+        #expect(machine.receive([], now: t0, messageLimit: 0).isEmpty)
+        let violation = machine.receive([], now: t0, messageLimit: 1)
+        #expect(violation.last == .closed(.protocolViolation("WebSocket 1002: reserved bits set without a negotiated extension")))
+    }
+
     @Test func invalidCloseFramesAreViolations() throws {
         var (a, _) = try opened()
         #expect(a.receive(FakeServer.frame(0x88, [3]), now: t0).last == .closed(.protocolViolation("WebSocket 1002: close frame with a 1-byte payload")))
