@@ -249,13 +249,16 @@ public actor SocketIOClient {
             case .write(let bytes):
                 connection?.write(bytes)
             case .closeTransport:
-                connection?.close()
+                // Forgotten first: what the connection still reports is not for the machine.
+                let closing = connection
                 connection = nil
+                closing?.close()
             case .abortTransport:
                 opening?.cancel()
                 opening = nil
-                connection?.abort(.cancelled)
+                let aborted = connection
                 connection = nil
+                aborted?.abort(.cancelled)
             case .setReading(let on):
                 consumption.setPaused(!on)
                 connection?.setReading(on)

@@ -70,10 +70,10 @@ struct SocketIOClientMachine {
         /// The shell opens the transport for `epoch`.
         case opening(epoch: Int)
         /// The transport is open; the handshakes run.
-        case handshaking(SocketIOConnectionMachine)
-        case connected(SocketIOConnectionMachine)
+        case handshaking
+        case connected
         /// This side closes the connection; then stops, or starts over (`reconnectNow`).
-        case closing(SocketIOConnectionMachine, restart: Bool)
+        case closing(restart: Bool)
         /// The next attempt starts at `at`.
         case waiting(at: ContinuousClock.Instant)
     }
@@ -81,6 +81,9 @@ struct SocketIOClientMachine {
     let configuration: SocketIOConfiguration
     let flowLimits: FlowLimits
     private var lifecycle = Lifecycle.idle
+    /// The connection while handshaking, connected or closing (kept apart from `lifecycle` so
+    /// that it is mutated in place, its buffers never copied).
+    private var connection: SocketIOConnectionMachine?
     private var backoff: ReconnectBackoff<ContinuousClock.Instant>
     private var random: SplitMix64
     /// Attempts since the last connection (1 for the first).
@@ -125,7 +128,7 @@ struct SocketIOClientMachine {
     }
 
     var socketId: String? {
-        if case .connected(let connection) = lifecycle { return connection.socketId }
+        if case .connected = lifecycle { return connection?.socketId }
         return nil
     }
 
@@ -137,13 +140,6 @@ struct SocketIOClientMachine {
     var openingEpoch: Int? {
         if case .opening(let epoch) = lifecycle { return epoch }
         return nil
-    }
-
-    private var connection: SocketIOConnectionMachine? {
-        switch lifecycle {
-        case .handshaking(let connection), .connected(let connection), .closing(let connection, _): return connection
-        case .idle, .opening, .waiting: return nil
-        }
     }
 
     // MARK: Lifecycle commands
@@ -159,12 +155,12 @@ struct SocketIOClientMachine {
     /// Leaves the namespace, closes the connection and stops. The shell waits while `isClosing`.
     mutating func disconnect(now: ContinuousClock.Instant) -> [Action] {
         switch lifecycle {
-        case .connected(var connection), .handshaking(var connection):
-            let actions = connection.close(now: now)
-            lifecycle = .closing(connection, restart: false)
+        case .connected, .handshaking:
+            lifecycle = .closing(restart: false)
+            let actions = connection?.close(now: now) ?? []
             return [.cancel(.attempt)] + perform(actions, now: now)
-        case .closing(let connection, _):
-            lifecycle = .closing(connection, restart: false)
+        case .closing:
+            lifecycle = .closing(restart: false)
             return []
         case .opening, .waiting, .idle:
             return stopAttempts() + stopped()
@@ -175,12 +171,12 @@ struct SocketIOClientMachine {
     /// fresh credentials and a fresh backoff.
     mutating func reconnectNow(now: ContinuousClock.Instant) -> [Action] {
         switch lifecycle {
-        case .connected(var connection), .handshaking(var connection):
-            let actions = connection.close(now: now)
-            lifecycle = .closing(connection, restart: true)
+        case .connected, .handshaking:
+            lifecycle = .closing(restart: true)
+            let actions = connection?.close(now: now) ?? []
             return [.cancel(.attempt)] + perform(actions, now: now)
-        case .closing(let connection, _):
-            lifecycle = .closing(connection, restart: true)
+        case .closing:
+            lifecycle = .closing(restart: true)
             return []
         case .opening, .waiting, .idle:
             var actions = stopAttempts()
@@ -248,7 +244,8 @@ struct SocketIOClientMachine {
         } catch {
             return [.abortTransport(error)] + attemptFailed(error, now: now)
         }
-        lifecycle = .handshaking(connection)
+        lifecycle = .handshaking
+        self.connection = connection
         var actions: [Action] = [.write(request)]
         if isReadingPaused { actions.append(.setReading(false)) }
         return actions
@@ -262,17 +259,13 @@ struct SocketIOClientMachine {
 
     /// Bytes from the server.
     mutating func received(_ bytes: [UInt8], now: ContinuousClock.Instant) -> [Action] {
-        guard var connection else { return [] }
-        let actions = connection.receive(bytes, now: now)
-        store(connection)
+        guard let actions = connection?.receive(bytes, now: now) else { return [] }
         return perform(actions, now: now)
     }
 
     /// The connection's byte stream ended (`error` nil: the server closed it).
     mutating func transportEnded(_ error: SocketIOError?, now: ContinuousClock.Instant) -> [Action] {
-        guard var connection else { return [] }
-        let actions = connection.connectionEnded(error)
-        store(connection)
+        guard let actions = connection?.connectionEnded(error) else { return [] }
         return perform(actions, now: now)
     }
 
@@ -291,9 +284,7 @@ struct SocketIOClientMachine {
             }
         case .connection:
             connectionTimer = nil
-            guard var connection else { return [] }
-            let actions = connection.tick(now: now)
-            store(connection)
+            guard let actions = connection?.tick(now: now) else { return [] }
             return perform(actions, now: now)
         case .retry:
             guard case .waiting(let at) = lifecycle, now >= at else { return [] }
@@ -301,15 +292,6 @@ struct SocketIOClientMachine {
         case .ack(let id):
             guard let pending = pendingAcks[id], now >= pending.deadline else { return [] }
             return failAck(id: id, with: .timeout("no ack for \(pending.event) within \(pending.timeout.milliseconds) ms"))
-        }
-    }
-
-    private mutating func store(_ connection: SocketIOConnectionMachine) {
-        switch lifecycle {
-        case .handshaking: lifecycle = .handshaking(connection)
-        case .connected: lifecycle = .connected(connection)
-        case .closing(_, let restart): lifecycle = .closing(connection, restart: restart)
-        case .idle, .opening, .waiting: break
         }
     }
 
@@ -346,8 +328,8 @@ struct SocketIOClientMachine {
     }
 
     private mutating func connected(socketId: String, early: [SocketIOConnectionMachine.Incoming], now: ContinuousClock.Instant) -> [Action] {
-        guard case .handshaking(let connection) = lifecycle else { return [] }
-        lifecycle = .connected(connection)
+        guard case .handshaking = lifecycle else { return [] }
+        lifecycle = .connected
         attemptDeadline = nil
         backoff.connected(at: now)
         attempt = 0
@@ -369,10 +351,11 @@ struct SocketIOClientMachine {
         let epoch = connection?.epoch
         let previous = lifecycle
         lifecycle = .idle
+        connection = nil
         var actions: [Action] = [.cancel(.connection)]
         connectionTimer = nil
         switch previous {
-        case .closing(_, let restart):
+        case .closing(let restart):
             guard restart else { return actions + stopped() }
             actions += failAcks(epoch: epoch, with: .connectionLost("the connection ended before the ack: \(reason)"))
             return actions + connect(now: now)
@@ -488,11 +471,10 @@ struct SocketIOClientMachine {
     /// Answers a server event that asked for an acknowledgement. Throws `.notConnected` when the
     /// event's connection is gone (the server forgot the ack id with it).
     mutating func ack(_ token: SocketIOAckToken, _ args: [JSONValue], attachments: [[UInt8]]) throws(SocketIOError) -> [Action] {
-        guard case .connected(var connection) = lifecycle, connection.epoch == token.epoch else { throw .notConnected }
-        var packet = SocketIOPacket(type: attachments.isEmpty ? .ack : .binaryAck, namespace: connection.namespace, id: token.id, data: .array(args))
+        guard case .connected = lifecycle, let namespace = connection?.namespace, connection?.epoch == token.epoch else { throw .notConnected }
+        var packet = SocketIOPacket(type: attachments.isEmpty ? .ack : .binaryAck, namespace: namespace, id: token.id, data: .array(args))
         packet.attachmentCount = attachments.count
-        let bytes = try connection.send(packet, attachments: attachments)
-        lifecycle = .connected(connection)
+        guard let bytes = try connection?.send(packet, attachments: attachments) else { throw .notConnected }
         return [.write(bytes)]
     }
 
@@ -505,12 +487,12 @@ struct SocketIOClientMachine {
     }
 
     private mutating func submit(_ outgoing: Outgoing, policy: EmitPolicy) throws(SocketIOError) -> [Action] {
-        if case .connected(var connection) = lifecycle {
+        if case .connected = lifecycle, let epoch = connection?.epoch {
             do {
-                let bytes = try connection.send(outgoing.packet, attachments: outgoing.attachments)
-                lifecycle = .connected(connection)
-                if let id = outgoing.packet.id { pendingAcks[id]?.epoch = connection.epoch }
-                return [.write(bytes)]
+                if let bytes = try connection?.send(outgoing.packet, attachments: outgoing.attachments) {
+                    if let id = outgoing.packet.id { pendingAcks[id]?.epoch = epoch }
+                    return [.write(bytes)]
+                }
             } catch .connectionLost {
                 // The connection is going down: treat the emit as made while disconnected.
             }
@@ -528,14 +510,15 @@ struct SocketIOClientMachine {
     }
 
     private mutating func flushBuffer() -> [Action] {
-        guard case .connected(var connection) = lifecycle else { return [] }
+        guard case .connected = lifecycle, let epoch = connection?.epoch else { return [] }
         var actions: [Action] = []
         while !buffer.isEmpty {
             let outgoing = buffer[0]
             do {
-                actions.append(.write(try connection.send(outgoing.packet, attachments: outgoing.attachments)))
+                guard let bytes = try connection?.send(outgoing.packet, attachments: outgoing.attachments) else { break }
+                actions.append(.write(bytes))
                 buffer.removeFirst()
-                if let id = outgoing.packet.id { pendingAcks[id]?.epoch = connection.epoch }
+                if let id = outgoing.packet.id { pendingAcks[id]?.epoch = epoch }
             } catch .connectionLost {
                 break
             } catch {
@@ -544,7 +527,6 @@ struct SocketIOClientMachine {
                 if let id = outgoing.packet.id { actions += failAck(id: id, with: error) }
             }
         }
-        lifecycle = .connected(connection)
         return actions
     }
 
