@@ -4,24 +4,29 @@ import Synchronization
 /// machine, which decides flow control (`SocketIOClientMachine.consumed`).
 ///
 /// The consumer runs on any thread: it adds to a tally here, which the client drains before it
-/// hands out the next event. While reading is paused (only then is the tally awaited), the first
-/// consumption also wakes the client on the loop.
+/// hands out the next event. While reading is paused, the consumption that brings the backlog
+/// down to the machine's low-water mark also wakes the client on the loop (once, not per event).
 final class EventConsumption: Sendable {
     private struct State {
         var count = 0
         var bytes = 0
-        /// Reading is paused: a consumption must wake the client.
-        var paused = false
+        /// While reading is paused: the tally at which the client must be woken.
+        var wakeAt: (count: Int, bytes: Int)?
         var wakePending = false
     }
 
-    private let state = Mutex(State())
-    /// Wakes the client (set once, by the client).
-    private let wake = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The client to wake (a weak reference, not a closure: a closure kept in a `Mutex` gains a
+    /// layer of reabstraction thunks at every `withLock`).
+    private struct Target {
+        weak var client: SocketIOClient?
+    }
 
-    /// Sets what wakes the client.
-    func setWake(_ wake: @escaping @Sendable () -> Void) {
-        self.wake.withLock { $0 = wake }
+    private let state = Mutex(State())
+    private let target = Mutex(Target())
+
+    /// Sets the client to wake.
+    func attach(_ client: SocketIOClient) {
+        target.withLock { $0.client = client }
     }
 
     /// The consumer took an event of `size` bytes.
@@ -29,11 +34,11 @@ final class EventConsumption: Sendable {
         let wakeNow = state.withLock { state -> Bool in
             state.count += 1
             state.bytes = state.bytes.addingReportingOverflow(max(0, size)).partialValue
-            guard state.paused, !state.wakePending else { return false }
+            guard let wakeAt = state.wakeAt, !state.wakePending, state.count >= wakeAt.count, state.bytes >= wakeAt.bytes else { return false }
             state.wakePending = true
             return true
         }
-        if wakeNow { wake.withLock { $0 }?() }
+        if wakeNow { target.withLock { $0.client }?.scheduleConsumptionDrain() }
     }
 
     /// The tally since the last call, emptied.
@@ -48,9 +53,9 @@ final class EventConsumption: Sendable {
         }
     }
 
-    /// Whether consumptions must wake the client (reading is paused).
-    func setPaused(_ paused: Bool) {
-        state.withLock { $0.paused = paused }
+    /// Wake the client once the tally (from now) reaches `threshold`; nil: never (reading runs).
+    func wake(at threshold: (count: Int, bytes: Int)?) {
+        state.withLock { $0.wakeAt = threshold }
     }
 }
 

@@ -52,11 +52,11 @@ public actor SocketIOClient {
         self.eventsContinuation = eventsContinuation
         events = SocketIOEventStream(base: eventStream, consumption: consumption)
         (states, statesContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-        consumption.setWake { [weak self] in self?.scheduleConsumptionDrain() }
+        consumption.attach(self)
     }
 
     /// From any thread: takes the consumer's tally into the machine, on the loop.
-    private nonisolated func scheduleConsumptionDrain() {
+    nonisolated func scheduleConsumptionDrain() {
         loop.execute { [weak self] in self?.assumeIsolated { $0.drainConsumption() } }
     }
 
@@ -180,6 +180,7 @@ public actor SocketIOClient {
         let (count, bytes) = consumption.take()
         guard count > 0 else { return }
         perform(machine.consumed(count: count, bytes: bytes))
+        if machine.isReadingPaused { consumption.wake(at: machine.consumptionToResume) }
     }
 
     private func handle(_ event: Connection.Event, from source: Connection) {
@@ -231,6 +232,7 @@ public actor SocketIOClient {
             guard let self, let opened else { return }
             self.assumeIsolated { $0.handle(event, from: opened) }
         }
+        drainConsumption()  // a backlog consumed while disconnected must not pause the new connection
         perform(machine.transportOpened(epoch: epoch, credentials: credentials, now: .now))
     }
 
@@ -260,7 +262,7 @@ public actor SocketIOClient {
                 connection = nil
                 aborted?.abort(.cancelled)
             case .setReading(let on):
-                consumption.setPaused(!on)
+                consumption.wake(at: machine.consumptionToResume)
                 connection?.setReading(on)
             case .deliver(let event, let size):
                 eventsContinuation.yield((event, size))

@@ -154,35 +154,29 @@ struct SocketIOClientMachine {
 
     /// Leaves the namespace, closes the connection and stops. The shell waits while `isClosing`.
     mutating func disconnect(now: ContinuousClock.Instant) -> [Action] {
-        switch lifecycle {
-        case .connected, .handshaking:
-            lifecycle = .closing(restart: false)
-            let actions = connection?.close(now: now) ?? []
-            return [.cancel(.attempt)] + perform(actions, now: now)
-        case .closing:
-            lifecycle = .closing(restart: false)
-            return []
-        case .opening, .waiting, .idle:
-            return stopAttempts() + stopped()
-        }
+        leave(restart: false, now: now) ?? stopAttempts() + stopped()
     }
 
     /// Drops the current connection (after its close handshake) and connects again at once, with
     /// fresh credentials and a fresh backoff.
     mutating func reconnectNow(now: ContinuousClock.Instant) -> [Action] {
+        if let actions = leave(restart: true, now: now) { return actions }
+        let actions = stopAttempts()
+        return actions + connect(now: now)
+    }
+
+    /// Closes the connection, then stops or starts over (`restart`); nil when there is none.
+    private mutating func leave(restart: Bool, now: ContinuousClock.Instant) -> [Action]? {
         switch lifecycle {
         case .connected, .handshaking:
-            lifecycle = .closing(restart: true)
+            lifecycle = .closing(restart: restart)
             let actions = connection?.close(now: now) ?? []
             return [.cancel(.attempt)] + perform(actions, now: now)
         case .closing:
-            lifecycle = .closing(restart: true)
+            lifecycle = .closing(restart: restart)
             return []
         case .opening, .waiting, .idle:
-            var actions = stopAttempts()
-            lifecycle = .idle
-            actions += connect(now: now)
-            return actions
+            return nil
         }
     }
 
@@ -418,6 +412,13 @@ struct SocketIOClientMachine {
             if connection != nil { actions.append(.setReading(false)) }
         }
         return actions
+    }
+
+    /// While reading is paused: how many more events and bytes the consumer must take for it to
+    /// resume (nil while reading runs).
+    var consumptionToResume: (count: Int, bytes: Int)? {
+        guard isReadingPaused else { return nil }
+        return (max(0, backlogCount - flowLimits.lowCount), max(0, backlogBytes - flowLimits.lowBytes))
     }
 
     /// The consumer took `count` events of `bytes` bytes in all out of its buffer.

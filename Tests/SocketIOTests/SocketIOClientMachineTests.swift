@@ -148,6 +148,7 @@ import Testing
         for _ in 0..<4 { actions += machine.received(FakeServer.text(#"42["e"]"#), now: t0) }
         #expect(actions.filter { $0 == .setReading(false) }.count == 1)
         #expect(machine.isReadingPaused)
+        #expect(machine.consumptionToResume.map { [$0.count, $0.bytes] } == [3, 0])
         #expect(machine.consumed(count: 2, bytes: 12).isEmpty, "still above the low-water mark")
         #expect(machine.consumed(count: 1, bytes: 6) == [.setReading(true)])
         // Bytes count too, and a new connection starts paused when the backlog is still high.
