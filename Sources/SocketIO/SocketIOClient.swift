@@ -228,12 +228,15 @@ public actor SocketIOClient {
             return
         }
         connection = opened
+        drainConsumption()  // a backlog consumed while disconnected must not pause the new connection
+        let actions = machine.transportOpened(epoch: epoch, credentials: credentials, now: .now)
+        // Started after the machine knows the connection (an end reported at once must reach it),
+        // before its actions (the connection writes only once started).
         opened.start { [weak self, weak opened] event in
             guard let self, let opened else { return }
             self.assumeIsolated { $0.handle(event, from: opened) }
         }
-        drainConsumption()  // a backlog consumed while disconnected must not pause the new connection
-        perform(machine.transportOpened(epoch: epoch, credentials: credentials, now: .now))
+        perform(actions)
     }
 
     private func openFailed(epoch: Int, error: SocketIOError) {
