@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "CSocketIOShims", dependencies: ["COpenSSL"]),
         // TCP/TLS → WebSocket → Engine.IO → Socket.IO client; no dependency on the daemon.
         .target(name: "SocketIO", dependencies: ["JSONValue", "COpenSSL", "CSocketIOShims"]),
+        // HTTP/1.1 client for the REST calls: a pure request/response machine and a client on the event loop.
+        .target(name: "HTTP"),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",
@@ -72,6 +74,7 @@ let package = Package(
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
         .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "ws-echo"], exclude: ["Peers"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation", "SocketIO"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
