@@ -29,6 +29,11 @@ let package = Package(
     targets: [
         // A JSON value tree with a strict parser and a stable serializer.
         .target(name: "JSONValue"),
+        // eventfd and thread attributes for the runtime, which Glibc's module does not export.
+        .target(name: "CRuntimeShims"),
+        // The event loop (epoll, timers; the executor of every loop-pinned actor), the
+        // bookkeeping executor, withTimeout and the service group.
+        .target(name: "Runtime", dependencies: ["CRuntimeShims"]),
         // The local API: JSON-RPC 2.0 over JSON lines. Shared by the daemon, interactivectl and clients.
         .target(name: "IPCProtocol", dependencies: ["JSONValue"]),
         // The asynchronous client of the local API: calls, and an event stream that reconnects.
@@ -69,6 +74,7 @@ let package = Package(
         .target(name: "FleetSimulation", dependencies: ["SocketIO", "InteractiveDaemon"], path: "Benchmarks/fleet/FleetSimulation"),
         .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"], path: "Benchmarks/fleet/fleet-sim"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
