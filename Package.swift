@@ -47,9 +47,12 @@ let package = Package(
         // OpenSSL 3 (libssl, libcrypto) from Debian's libssl-dev.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // C wrappers for the OpenSSL macros Swift cannot call.
-        .target(name: "CSocketIOShims", dependencies: ["COpenSSL"]),
-        // TCP/TLS → WebSocket → Engine.IO → Socket.IO client; no dependency on the daemon.
-        .target(name: "SocketIO", dependencies: ["JSONValue", "COpenSSL", "CSocketIOShims"]),
+        .target(name: "CNetworkShims", dependencies: ["COpenSSL"]),
+        // TCP connections, optionally under TLS, on the event loop; name resolution.
+        .target(name: "Network", dependencies: ["Runtime", "COpenSSL", "CNetworkShims"]),
+        .target(name: "CSocketIOShims"),
+        // WebSocket → Engine.IO → Socket.IO client over Network; no dependency on the daemon.
+        .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime", "COpenSSL", "CSocketIOShims"]),
         // HTTP/1.1 client for the REST calls: a pure request/response machine and a client on the event loop.
         .target(name: "HTTP"),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
@@ -75,6 +78,7 @@ let package = Package(
         .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"], path: "Benchmarks/fleet/fleet-sim"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "Runtime"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
