@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "JSONValue", targets: ["JSONValue"]),
         .library(name: "IPCProtocol", targets: ["IPCProtocol"]),
         .library(name: "SocketIO", targets: ["SocketIO"]),
+        .library(name: "HTTP", targets: ["HTTP"]),
         .library(name: "InteractiveDaemon", targets: ["InteractiveDaemon"]),
     ],
     targets: [
