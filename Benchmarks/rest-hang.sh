@@ -34,7 +34,7 @@ build() {
     shift
     echo "\$ (cd $directory && swift build -c release -Xswiftc -static-stdlib --product interactived $*)" >&2
     (cd "$directory" && nice -n 10 swift build -c release -Xswiftc -static-stdlib --product interactived "$@" >/dev/null)
-    (cd "$directory" && swift build -c release -Xswiftc -static-stdlib "$@" --show-bin-path)/interactived
+    echo "$(cd "$directory" && swift build -c release -Xswiftc -static-stdlib "$@" --show-bin-path)/interactived"
 }
 
 BEFORE=$(build "$BASELINE_DIR" | tail -1)
