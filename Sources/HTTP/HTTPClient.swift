@@ -153,7 +153,7 @@ public actor HTTPClient {
     }
 
     private func handle(_ id: Int, _ event: Connection.Event) {
-        guard var exchange = exchanges[id] else {
+        guard let reused = exchanges[id]?.reused else {
             // An idle connection: whatever it says (bytes nobody asked for, a close), it is done.
             if case .drained = event { return }
             if let idle = pool.remove(id: id) {
@@ -163,14 +163,12 @@ public actor HTTPClient {
             started.remove(id)
             return
         }
+        // The parser is mutated in place in the table (a copy would copy the body at every chunk).
         switch event {
         case .received(let bytes):
             do {
-                guard let response = try exchange.parser.receive(bytes) else {
-                    exchanges[id] = exchange
-                    return
-                }
-                finish(id, .response(response), keep: exchange.parser.connectionReusable)
+                guard let response = try exchanges[id]?.parser.receive(bytes) else { return }
+                finish(id, .response(response), keep: exchanges[id]?.parser.connectionReusable ?? false)
             } catch {
                 finish(id, .failed(error), keep: false)
             }
@@ -178,11 +176,13 @@ public actor HTTPClient {
             return
         case .closed(let cause):
             do {
-                finish(id, .response(try exchange.parser.receiveEnd()), keep: false)
+                guard let response = try exchanges[id]?.parser.receiveEnd() else { return }
+                finish(id, .response(response), keep: false)
             } catch {
-                if exchange.reused && !exchange.parser.receivedAny {
+                let receivedAny = exchanges[id]?.parser.receivedAny ?? false
+                if reused && !receivedAny {
                     finish(id, .stale, keep: false)
-                } else if let cause, !exchange.parser.receivedAny {
+                } else if let cause, !receivedAny {
                     finish(id, .failed(.connectionClosed(cause.description)), keep: false)
                 } else {
                     finish(id, .failed(error), keep: false)
