@@ -79,6 +79,14 @@ import Testing
         try await waitForOpenConnections(0)
     }
 
+    @Test func anIdleConnectionIsClosedAfterItsTimeout() async throws {
+        let shortLived = HTTPClient(idleTimeout: .milliseconds(100))
+        _ = try await shortLived.send(HTTPRequest(method: "GET", url: url("/connection")), timeout: .seconds(5))
+        #expect(await shortLived.idleConnections == 1)
+        try await waitForOpenConnections(0)
+        #expect(await shortLived.idleConnections == 0)
+    }
+
     @Test func aKeptAliveConnectionThePeerClosedIsReplaced() async throws {
         for _ in 0..<5 {
             let first = try await json("/close-after")["connection"]
