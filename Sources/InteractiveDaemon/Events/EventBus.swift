@@ -21,11 +21,6 @@ actor EventBus {
         }
     }
 
-    /// Up to this many subscribers (a player and a tool or two), the publisher writes an event
-    /// to an idle subscriber's socket itself, sparing a thread hand-off; beyond it the writes
-    /// are left to the subscribers' writer tasks, which run in parallel and batch.
-    static let directSendLimit = 4
-
     let bootId: String
     private(set) var seq = 0
     private var ring: ReplayRing
@@ -59,9 +54,8 @@ actor EventBus {
             seq: seq, type: type, line: EventEnvelope(bootId: bootId, seq: seq, type: type, time: time, data: data).line(),
             observerLine: observerData.map { EventEnvelope(bootId: bootId, seq: seq, type: type, time: time, data: $0).line() })
         ring.append(entry)
-        let sendDirectly = subscribers.count <= Self.directSendLimit
         for subscriber in subscribers.values where subscriber.wants(type) {
-            subscriber.queue.pushEvent(entry.line(for: subscriber.role), sendDirectly: sendDirectly)
+            subscriber.queue.pushEvent(entry.line(for: subscriber.role))
         }
         if let section { statusSectionChanged(section) }
     }
