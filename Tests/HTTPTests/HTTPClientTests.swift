@@ -112,6 +112,18 @@ import Testing
         try await waitForOpenConnections(0)
     }
 
+    /// The plain peer takes the TLS ClientHello for the start of a request head and waits for
+    /// its end: the handshake never completes, and the connect timeout ends it.
+    @Test func aConnectThatDoesNotCompleteTimesOut() async throws {
+        let started = ContinuousClock.now
+        let request = HTTPRequest(method: "GET", url: try url("/echo", scheme: "https"))
+        await #expect(throws: HTTPError.timedOut("connecting to 127.0.0.1:\(peer.port)")) {
+            try await client.send(request, tls: TLSOptions(insecure: true), timeout: .seconds(10), connectTimeout: .milliseconds(300))
+        }
+        #expect(started.duration(to: .now) < .milliseconds(1500))
+        try await waitForOpenConnections(0)
+    }
+
     @Test func aCancelledRequestFailsAtOnceAndClosesItsConnection() async throws {
         let request = Task { try await get("/hang", timeout: .seconds(60)) }
         try await waitForOpenConnections(1)
