@@ -19,6 +19,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields = elements.map { HTTPField($0.0, $0.1) }
     }
 
+    /// Appends a field (a repeated name adds another field; nothing is replaced).
     public mutating func add(_ name: String, _ value: String) {
         fields.append(HTTPField(name, value))
     }
