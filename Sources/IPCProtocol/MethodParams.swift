@@ -33,7 +33,7 @@ extension ParameterlessMethod {
 
 /// `daemon.status`: the whole state.
 public struct DaemonStatusParams: ParameterlessMethod {
-    public typealias Result = JSONValue
+    public typealias Result = DaemonStatus
     public static let method = IPCMethod.daemonStatus
     public init() {}
 }

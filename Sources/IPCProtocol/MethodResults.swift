@@ -8,8 +8,8 @@ public protocol MethodResult: Sendable {
     var json: JSONValue { get }
 }
 
-/// Results whose shape is open (`daemon.status`, `config.get`, `config.set`,
-/// `interactive.status`: the backend's reply) stay JSON.
+/// Results whose shape is open (`config.get`, `config.set`, `interactive.status`: the backend's
+/// reply) stay JSON.
 extension JSONValue: MethodResult {
     public init?(json: JSONValue) { self = json }
     public var json: JSONValue { self }

@@ -17,7 +17,7 @@ extension InteractiveClient {
 
     /// `daemon.status`: the whole state (connection, room, session, overlays on screen, …).
     public func status() async throws -> JSONValue {
-        try await call(DaemonStatusParams())
+        try await call(DaemonStatusParams()).json
     }
 
     /// `session.login`: the viewer's token (never logged by the daemon), id and name.

@@ -11,7 +11,7 @@ enum CoreCommands {
         details: "With --json, prints daemon.status exactly as the daemon returns it."
     ) { context throws(CommandFailure) in
         let snapshot = try context.connect().call(DaemonStatusParams())
-        if context.output.json { return context.output.emit(snapshot) }
+        if context.output.json { return context.output.emit(snapshot.json) }
         StatusPrinter(output: context.output).print(snapshot)
     }
 

@@ -43,7 +43,7 @@ enum LoginCommand {
             let refused = error?.name == DaemonErrorName.backendRefused.rawValue
             let what = refused ? "the backend refused the token of \(userId)" : "room \(outcome.mediaId) failed after the login"
             throw CommandFailure(status: .daemonError,
-                                 message: "\(what): \(error?.message ?? "null") (\(error?.name ?? "null"))",
+                                 message: "\(what): \(error?.message ?? "-") (\(error?.name ?? "-"))",
                                  result: ["session": session.json, "room": outcome.data])
         }
     }
@@ -64,8 +64,8 @@ enum LoginCommand {
 
     private static func report(_ output: Output, session: SessionState, room: RoomStateEvent?, outcome: RoomStateEvent?,
                                timeoutMs: Int) {
-        let user = session.userId ?? "null"
-        let media = room?.mediaId ?? "null"
+        let user = session.userId ?? "-"
+        let media = room?.mediaId ?? "-"
         let check: String
         let text: String
         switch (room?.mode, outcome?.state) {

@@ -40,17 +40,16 @@ enum RoomCommands {
     }
 
     static let overlays = Command(["overlays"], summary: "List the overlays on screen.") { context throws(CommandFailure) in
-        let list = try context.connect().call(DaemonStatusParams())["overlays"] ?? .array([])
-        if context.output.json { return context.output.emit(list) }
-        let items = list.arrayValue ?? []
-        if items.isEmpty { return context.output.line("No overlay on screen") }
-        for item in items {
-            let placement = item["placement"]
-            context.output.line("\(context.output.bold(Output.plain(item["overlayId"]))) \(Output.plain(item["kind"])) "
-                + "timeline=\(Output.plain(item["timelineId"])) location=\(Output.plain(placement?["location"])) "
-                + "size=\(Output.plain(placement?["widthPct"]))%x\(Output.plain(placement?["heightPct"]))% "
-                + "revealed=\(Output.plain(item["revealed"]))")
-            context.output.line("  \(Output.plain(item["url"]))")
+        let status = try context.connect().call(DaemonStatusParams())
+        if context.output.json { return context.output.emit(status.json["overlays"] ?? .array([])) }
+        if status.overlays.isEmpty { return context.output.line("No overlay on screen") }
+        for item in status.overlays {
+            let placement = item.placement
+            context.output.line("\(context.output.bold(item.overlayId)) \(item.kind) "
+                + "timeline=\(item.timelineId) location=\(placement.location) "
+                + "size=\(Output.plain(.number(placement.widthPct)))%x\(Output.plain(.number(placement.heightPct)))% "
+                + "revealed=\(item.revealed)")
+            context.output.line("  \(item.url)")
         }
     }
 

@@ -174,6 +174,21 @@ import Testing
         #expect(PlaybackPreloadEvent(filmId: "f1", episodeNo: 3, vid: "f1-e3", playAuthToken: "pat_x").redacted.data["playAuthToken"] == .null)
     }
 
+    @Test func theStatusReadsItsSectionsWithTheEventTypes() throws {
+        // The overlay entry of the doc's daemon.status example.
+        let overlay = #"{"durationSec":30,"kind":"minigame","overlayId":"ov-009c45-1","placement":{"heightPct":30,"location":4,"widthPct":40},"revealed":false,"shownAt":"2026-11-29T14:11:04.464Z","timelineId":"tl1","tracked":true,"url":"https://cdn/…/quiz.html?id=tl1&logged=true&duration=30"}"#
+        let entry = try JSONValue.parse(overlay)
+        #expect(OverlayStatus(json: entry)?.json.jsonText == overlay)
+        let status = try #require(DaemonStatus(json: [
+            "bootId": "9a8b", "overlays": [entry], "predict": [], "room": .null,
+            "connection": ["attempt": 0, "error": .null, "retryInMs": .null, "socketId": "NVHG", "state": "connected"],
+            "session": ["displayName": "Alice", "loggedIn": true, "userId": "alice"],
+        ]))
+        #expect(status.connection == ConnectionStateEvent(state: "connected", socketId: "NVHG"))
+        #expect(status.room == nil && status.session?.userId == "alice" && status.overlays.map(\.overlayId) == ["ov-009c45-1"])
+        #expect(DaemonStatus(json: ["overlays": []]) == nil)
+    }
+
     @Test func connectionStatesWriteSocketIdOnlyWhenConnected() {
         #expect(ConnectionStateEvent(state: "idle").data.jsonText == #"{"attempt":0,"error":null,"retryInMs":null,"state":"idle"}"#)
         #expect(ConnectionStateEvent(state: "connected", socketId: "s1").data["socketId"] == "s1")

@@ -43,10 +43,9 @@ struct OnScreenOverlay: Sendable {
 
     /// The overlay as `daemon.status` lists it.
     var status: JSONValue {
-        ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind.rawValue),
-         "url": .string(url), "placement": placement.json, "durationSec": .number(Double(overlay.durationSec)),
-         "revealed": .bool(revealed), "shownAt": .string(Timestamp.rfc3339(shownAt)),
-         "tracked": .bool(trackingId != nil)]
+        OverlayStatus(overlayId: overlayId, timelineId: timelineId, kind: kind.rawValue, url: url, placement: placement,
+                      durationSec: overlay.durationSec, revealed: revealed, shownAt: Timestamp.rfc3339(shownAt),
+                      tracked: trackingId != nil).json
     }
 
     /// Which overlays replace each other: one minigame at a time, one predict/lucky dialog at a time.
