@@ -54,7 +54,7 @@ public struct ConnectionStateEvent: EventData {
         var members: [String: JSONValue] = [
             "state": .string(state), "attempt": .number(Double(attempt)), "retryInMs": JSONValue(retryInMs), "error": JSONValue(error),
         ]
-        if let socketId { members["socketId"] = .string(socketId) }
+        members.setIfPresent("socketId", socketId.map(JSONValue.string))
         return .object(members)
     }
 }
@@ -340,8 +340,8 @@ public struct AnswerResultEvent: EventData {
     public var data: JSONValue {
         var members: [String: JSONValue] = ["overlayId": .string(overlayId), "timelineId": .string(timelineId),
                                             "status": .string(status), "reason": JSONValue(reason)]
-        if let detail { members["detail"] = .string(detail) }
-        if let result { members["data"] = result }
+        members.setIfPresent("detail", detail.map(JSONValue.string))
+        members.setIfPresent("data", result)
         return .object(members)
     }
 }

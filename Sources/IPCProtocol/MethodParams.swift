@@ -73,11 +73,6 @@ public struct PlaybackStopParams: ParameterlessMethod {
     public init() {}
 }
 
-/// A member that is written only when present.
-private func optional(_ members: inout [String: JSONValue], _ name: String, _ value: JSONValue?) {
-    if let value { members[name] = value }
-}
-
 /// `daemon.hello`: `client` (a name for the logs) and `protocol` (the version the client speaks).
 public struct HelloParams: MethodParams {
     public typealias Result = HelloResult
@@ -97,8 +92,8 @@ public struct HelloParams: MethodParams {
 
     public var params: JSONValue? {
         var members: [String: JSONValue] = [:]
-        optional(&members, "client", client.map(JSONValue.string))
-        optional(&members, "protocol", protocolVersion.map { .number(Double($0)) })
+        members.setIfPresent("client", client.map(JSONValue.string))
+        members.setIfPresent("protocol", protocolVersion.map { .number(Double($0)) })
         return .object(members)
     }
 }
@@ -161,7 +156,7 @@ public struct SessionLoginParams: MethodParams, CustomStringConvertible {
 
     public var params: JSONValue? {
         var members: [String: JSONValue] = ["token": .string(token), "userId": .string(userId)]
-        optional(&members, "displayName", displayName.map(JSONValue.string))
+        members.setIfPresent("displayName", displayName.map(JSONValue.string))
         return .object(members)
     }
 
@@ -202,7 +197,7 @@ public struct RoomJoinParams: MethodParams {
 
     public var params: JSONValue? {
         var members: [String: JSONValue] = ["mediaId": .string(mediaId), "mode": .string(mode.rawValue), "fanclub": .bool(fanclub)]
-        optional(&members, "timeoutMs", timeoutMs.map { .number(Double($0)) })
+        members.setIfPresent("timeoutMs", timeoutMs.map { .number(Double($0)) })
         return .object(members)
     }
 }
@@ -249,7 +244,7 @@ public struct PlayerStateParams: MethodParams {
 
     public var params: JSONValue? {
         var members: [String: JSONValue] = ["state": .string(state.rawValue)]
-        optional(&members, "position", position.map(JSONValue.number))
+        members.setIfPresent("position", position.map(JSONValue.number))
         return .object(members)
     }
 }
@@ -346,7 +341,7 @@ public struct OverlayRenderedParams: MethodParams {
 
     public var params: JSONValue? {
         var members: [String: JSONValue] = ["overlayId": .string(overlayId), "status": .string(status.rawValue)]
-        optional(&members, "reason", reason.map(JSONValue.string))
+        members.setIfPresent("reason", reason.map(JSONValue.string))
         return claimed(members, claim)
     }
 }
@@ -471,9 +466,9 @@ public struct EventsSubscribeParams: MethodParams {
 
     public var params: JSONValue? {
         var members: [String: JSONValue] = [:]
-        optional(&members, "types", types.map { .array($0.map(JSONValue.string)) })
-        optional(&members, "since", since.map { .number(Double($0)) })
-        optional(&members, "bootId", bootId.map(JSONValue.string))
+        members.setIfPresent("types", types.map { .array($0.map(JSONValue.string)) })
+        members.setIfPresent("since", since.map { .number(Double($0)) })
+        members.setIfPresent("bootId", bootId.map(JSONValue.string))
         return .object(members)
     }
 }
@@ -552,8 +547,8 @@ public struct PlaybackStartParams: MethodParams {
 
     public var params: JSONValue? {
         var device: [String: JSONValue] = [:]
-        optional(&device, "unionInfo", self.device.unionInfo.map(JSONValue.string))
-        optional(&device, "drmKek", self.device.drmKek.map(JSONValue.string))
+        device.setIfPresent("unionInfo", self.device.unionInfo.map(JSONValue.string))
+        device.setIfPresent("drmKek", self.device.drmKek.map(JSONValue.string))
         return ["filmId": .string(filmId), "episodeNo": .number(Double(episodeNo)), "device": .object(device)]
     }
 }
@@ -577,7 +572,7 @@ public struct PlaybackErrorParams: MethodParams {
 
     public var params: JSONValue? {
         var members: [String: JSONValue] = ["position": .number(position)]
-        optional(&members, "message", message.map(JSONValue.string))
+        members.setIfPresent("message", message.map(JSONValue.string))
         return .object(members)
     }
 }

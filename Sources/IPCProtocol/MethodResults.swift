@@ -15,11 +15,6 @@ extension JSONValue: MethodResult {
     public var json: JSONValue { self }
 }
 
-/// A member that is written only when present.
-private func optional(_ members: inout [String: JSONValue], _ name: String, _ value: JSONValue?) {
-    if let value { members[name] = value }
-}
-
 /// `daemon.hello`.
 public struct HelloResult: MethodResult, Equatable {
     public var daemon: String
@@ -167,8 +162,8 @@ public struct RoomJoinResult: MethodResult, Equatable {
 
     public var json: JSONValue {
         var members: [String: JSONValue] = ["state": .string(state)]
-        optional(&members, "mediaId", mediaId.map(JSONValue.string))
-        optional(&members, "mode", mode.map(JSONValue.string))
+        members.setIfPresent("mediaId", mediaId.map(JSONValue.string))
+        members.setIfPresent("mode", mode.map(JSONValue.string))
         return .object(members)
     }
 }
@@ -273,7 +268,7 @@ public struct BridgeResult: MethodResult, Equatable {
 
     public var json: JSONValue {
         var members: [String: JSONValue] = ["handled": .bool(handled)]
-        optional(&members, "action", action.map(JSONValue.string))
+        members.setIfPresent("action", action.map(JSONValue.string))
         return .object(members)
     }
 }
@@ -335,7 +330,7 @@ public struct PlaybackResult: MethodResult, Equatable {
 
     public var json: JSONValue {
         var members = screen.data.objectValue ?? [:]
-        optional(&members, "refreshing", refreshing.map(JSONValue.bool))
+        members.setIfPresent("refreshing", refreshing.map(JSONValue.bool))
         return .object(members)
     }
 }

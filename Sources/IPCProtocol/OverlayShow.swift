@@ -43,7 +43,7 @@ public struct OverlayShow: EventData {
             "overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind), "url": .string(url),
             "placement": placement.json, "durationSec": .number(Double(durationSec)), "raw": raw,
         ]
-        if let rawOmittedBytes { members["rawOmittedBytes"] = .number(Double(rawOmittedBytes)) }
+        members.setIfPresent("rawOmittedBytes", rawOmittedBytes.map { .number(Double($0)) })
         return .object(members)
     }
 }
