@@ -187,7 +187,7 @@ public struct RoomJoinParams: MethodParams {
 
     public init(_ params: ParamReader) throws(RPCError) {
         mediaId = try params.string("mediaId")
-        mode = RoomMode(rawValue: try params.oneOf("mode", RoomMode.allCases.map(\.rawValue), default: RoomMode.live.rawValue)) ?? .live
+        mode = try params.oneOf("mode", RoomMode.self, default: .live)
         fanclub = try params.optionalBool("fanclub") ?? false
         timeoutMs = try params.optionalInt("timeoutMs", range: 0...600_000)
     }
@@ -238,7 +238,7 @@ public struct PlayerStateParams: MethodParams {
     }
 
     public init(_ params: ParamReader) throws(RPCError) {
-        state = PlayerActivity(rawValue: try params.oneOf("state", PlayerActivity.allCases.map(\.rawValue))) ?? .playing
+        state = try params.oneOf("state", PlayerActivity.self)
         position = try params.optionalNumber("position")
     }
 
@@ -333,7 +333,7 @@ public struct OverlayRenderedParams: MethodParams {
     }
 
     public init(_ params: ParamReader) throws(RPCError) {
-        status = RenderStatus(rawValue: try params.oneOf("status", RenderStatus.allCases.map(\.rawValue))) ?? .failed
+        status = try params.oneOf("status", RenderStatus.self)
         overlayId = try params.string("overlayId")
         reason = try params.optionalString("reason")
         claim = try OverlayAttachedParams.claim(params)

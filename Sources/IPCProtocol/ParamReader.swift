@@ -61,6 +61,15 @@ public struct ParamReader: Sendable {
         return text
     }
 
+    /// One of an enumeration's values, named by its raw value (listed in declaration order when refused).
+    public func oneOf<Value: RawRepresentable & CaseIterable>(_ name: String, _: Value.Type, default fallback: Value? = nil)
+        throws(RPCError) -> Value where Value.RawValue == String
+    {
+        let text = try oneOf(name, Value.allCases.map(\.rawValue), default: fallback?.rawValue)
+        guard let value = Value(rawValue: text) else { throw RPCError.invalidParams("'\(name)' is not understood") }
+        return value
+    }
+
     public func optionalStringArray(_ name: String) throws(RPCError) -> [String]? {
         guard let value = members[name], !value.isNull else { return nil }
         guard let array = value.arrayValue else { throw RPCError.invalidParams("'\(name)' must be an array of strings") }
