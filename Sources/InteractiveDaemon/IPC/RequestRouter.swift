@@ -38,7 +38,8 @@ struct RequestRouter: Sendable {
 
     /// What a handler produced.
     enum Outcome: Sendable {
-        case result(JSONValue)
+        /// The typed result (a manager's result is JSON built from the typed value).
+        case result(any MethodResult)
         /// The handler queued its reply itself (events.subscribe, to order it before replays).
         case queued
     }
@@ -57,7 +58,7 @@ struct RequestRouter: Sendable {
         }
         guard let id = request.id else { return nil }
         switch outcome {
-        case .success(.result(let result)): return RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success(result)).line()
+        case .success(.result(let result)): return RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success(result.json)).line()
         case .success(.queued): return nil
         case .failure(let error): return RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .failure(error)).line()
         }
@@ -77,14 +78,14 @@ struct RequestRouter: Sendable {
         case .daemonHello:
             _ = try HelloParams(params)
             return .result(HelloResult(daemon: "interactived", version: version, protocolVersion: ipcProtocolVersion, bootId: bus.bootId,
-                                       role: client.role.rawValue, capabilities: IPCMethod.allCases.map(\.rawValue).sorted()).json)
+                                       role: client.role.rawValue, capabilities: IPCMethod.allCases.map(\.rawValue).sorted()))
         case .daemonStatus:
             await tracking?.settled()
             return .result(await bus.snapshot())
         case .daemonReload:
             switch await reloader.reload() {
             case .success(let reload):
-                return .result(ReloadResult(file: config.filePath, changed: reload.changed, restartNeeded: reload.restartNeeded).json)
+                return .result(ReloadResult(file: config.filePath, changed: reload.changed, restartNeeded: reload.restartNeeded))
             case .failure(let error):
                 throw RPCError.daemon(.configRejected, "configuration file not reloaded: \(error)",
                                       extra: ["key": JSONValue(error.key), "file": .string(config.filePath)])
@@ -110,7 +111,7 @@ struct RequestRouter: Sendable {
             return .queued
         case .eventsUnsubscribe:
             await bus.unsubscribe(connection: client.id)
-            return .result(UnsubscribeResult().json)
+            return .result(UnsubscribeResult())
         case .roomJoin:
             let join = try RoomJoinParams(params)
             return .result(try await rooms.join(mediaId: join.mediaId, mode: join.mode, fanclub: join.fanclub,
@@ -120,34 +121,34 @@ struct RequestRouter: Sendable {
         case .playerTime:
             let time = try PlayerTimeParams(params)
             await rooms.playerTime(time.seconds)
-            return .result(PlayerTimeResult(seconds: time.seconds).json)
+            return .result(PlayerTimeResult(seconds: time.seconds))
         case .playerState:
             let state = try PlayerStateParams(params)
             await rooms.playerState(state: state.state.rawValue, position: state.position)
-            return .result(PlayerStateResult(state: state.state.rawValue).json)
+            return .result(PlayerStateResult(state: state.state.rawValue))
         case .playerViewport:
             let viewport = try Viewport(params)
             await rooms.playerViewport(width: viewport.width, height: viewport.height)
-            return .result(viewport.json)
+            return .result(viewport)
         case .overlayAttached:
             let attached = try OverlayAttachedParams(params)
             try await overlays.attached(attached.overlayId, connection: attached.claim ? client.id : nil)
-            return .result(OKResult().json)
+            return .result(OKResult())
         case .overlayRendered:
             let rendered = try OverlayRenderedParams(params)
             let first = try await overlays.rendered(rendered.overlayId, loaded: rendered.status == .loaded, reason: rendered.reason,
                                                     connection: rendered.claim ? client.id : nil)
-            return .result(RenderedResult(recorded: first).json)
+            return .result(RenderedResult(recorded: first))
         case .overlayBridge:
             let bridge = try OverlayBridgeParams(params)
             return .result(try await overlays.bridge(bridge.overlayId, message: bridge.posted, connection: bridge.claim ? client.id : nil))
         case .overlayDismiss:
             try await overlays.dismiss(try OverlayDismissParams(params).overlayId)
-            return .result(OKResult().json)
+            return .result(OKResult())
         case .answerConfirm:
             let confirm = try AnswerConfirmParams(params)
             try await overlays.confirm(confirm.overlayId, accept: confirm.accept)
-            return .result(OKResult().json)
+            return .result(OKResult())
         case .interactiveStatus:
             return .result(try await rooms.interactiveStatus(mediaId: try InteractiveStatusParams(params).mediaId))
         case .leaderboardURL:
