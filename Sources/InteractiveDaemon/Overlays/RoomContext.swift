@@ -1,4 +1,5 @@
 import IPCProtocol
+
 /// What the overlay pipeline needs to know about the room it serves.
 struct RoomContext: Sendable, Equatable {
     var mediaId: String
