@@ -60,6 +60,13 @@ actor EventBus {
         if let section { statusSectionChanged(section) }
     }
 
+    /// Publishes a typed event (docs/ipc.md, Events); `observerEvent`, when given, is what
+    /// observer-role subscribers get instead (a play ticket without its token).
+    func publish<Event: EventData>(_ event: Event, section: String? = nil, status value: JSONValue? = nil,
+                                   observerEvent: Event? = nil) {
+        publish(Event.type, event.data, section: section, status: value, observerData: observerEvent?.data)
+    }
+
     /// Updates one section of the status board without an event.
     func setStatus(_ section: String, _ value: JSONValue) {
         status[section] = value
@@ -102,10 +109,10 @@ actor EventBus {
     /// `since`, an `events.lagged` if events are lost and the held events after `since`.
     /// Later events follow in order. A second call on the same connection replaces the filter.
     func subscribe(connection: Int, queue: OutboundQueue, prefixes: [String]?, role: ClientRole, since: Int?,
-                   sinceBootId: String?, reply: (JSONValue) -> [UInt8]) {
+                   sinceBootId: String?, reply: (SubscribeResult) -> [UInt8]) {
         let subscriber = Subscriber(queue: queue, prefixes: prefixes, role: role)
         subscribers[connection] = subscriber
-        queue.pushReply(reply(["bootId": .string(bootId), "seq": .number(Double(seq)), "snapshot": snapshot()]))
+        queue.pushReply(reply(SubscribeResult(bootId: bootId, seq: seq, snapshot: snapshot())))
         guard let since else { return }
         if let sinceBootId, sinceBootId != bootId {
             queue.pushReply(OutboundQueue.laggedLine(bootId: bootId, missed: seq))

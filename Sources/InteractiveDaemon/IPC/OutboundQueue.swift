@@ -119,8 +119,8 @@ final class OutboundQueue: Sendable {
 
     /// The line that stands for a gap of `missed` events.
     static func laggedLine(bootId: String, missed: Int) -> [UInt8] {
-        EventEnvelope(bootId: bootId, seq: nil, type: EventType.eventsLagged, time: Timestamp.rfc3339(Timestamp.nowMs()),
-                      data: ["missed": .number(Double(missed))]).line()
+        EventEnvelope(bootId: bootId, seq: nil, type: EventsLaggedEvent.type, time: Timestamp.rfc3339(Timestamp.nowMs()),
+                      data: EventsLaggedEvent(missed: missed).data).line()
     }
 }
 
