@@ -63,7 +63,9 @@ public actor HTTPClient {
         self.idleTimeout = idleTimeout
     }
 
-    /// Sends `request` and returns the complete response, whatever its status.
+    /// Sends `request` and returns the complete response, whatever its status. A request on a
+    /// kept-alive connection that turns out closed by the peer before any byte of a response is
+    /// sent again on a new connection (the peer closed it idle and never took the request).
     ///
     /// - Parameters:
     ///   - tls: the trust settings for an `https` URL (ignored for `http`).
