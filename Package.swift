@@ -56,16 +56,8 @@ let package = Package(
         .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue", "ManPage"]),
         // `interactived-manpages interactived.8|interactived.conf.5`: the daemon's man pages from its tables (scripts/manpages).
         .executableTarget(name: "interactived-manpages", dependencies: ["InteractiveDaemon", "ManPage"]),
-        .executableTarget(name: "ipc-bench", dependencies: ["InteractiveDaemon", "IPCProtocol", "JSONValue", "CInteractiveShims"]),
         // `ws-echo URL`: echoes every WebSocket message back until the peer closes.
         .executableTarget(name: "ws-echo", dependencies: ["SocketIO"]),
-        // Throughput, latency and RSS of the Socket.IO client against a local sender (Benchmarks/socketio).
-        .executableTarget(name: "sio-bench", dependencies: ["SocketIO", "JSONValue"]),
-        // The fleet simulation (Benchmarks/fleet, docs/fleet.md): devices reconnecting and resending
-        // tracking acks after a backend outage, on a simulated clock, with the daemon's own
-        // backoff and ack outbox; `fleet-sim` prints the figures and writes them as CSV.
-        .target(name: "FleetSimulation", dependencies: ["SocketIO", "InteractiveDaemon"], path: "Benchmarks/fleet/FleetSimulation"),
-        .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"], path: "Benchmarks/fleet/fleet-sim"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
@@ -73,7 +65,6 @@ let package = Package(
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
         .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "ws-echo"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
-        .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation", "SocketIO"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
         .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "interactived", "interactivectl",
                                                              "interactived-manpages"]),
