@@ -2,16 +2,10 @@
 import PackageDescription
 
 /// How the daemon is linked, to keep its resident memory small (linker/README.md): lld from the
-/// toolchain, relative relocations packed (DT_RELR: a few KiB instead of ~900 KiB read at every
-/// start), and the code that start, join and the overlay path run placed together, so that the
-/// pages the kernel maps around each touched one hold code that is used.
+/// toolchain and relative relocations packed (DT_RELR: 7 KiB instead of ~900 KiB read at every
+/// start). The release build (linker/link-ordered.sh) also passes a symbol order it profiles.
 let daemonLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags([
-        "-use-ld=lld",
-        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/interactived.order",
-        "-Xlinker", "--no-warn-symbol-ordering",
-    ]),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
 ]
 
 let package = Package(
