@@ -8,7 +8,7 @@ any build layout serve); the measuring tools come from the current tree.
       daemons, the builds taken in turn.
   (b) exec → READY=1 in ms: `ipc-bench ready` (posix_spawn, our own NOTIFY_SOCKET, state in
       /dev/shm), --ready-rounds rounds of --ready-runs starts per build, taken in turn; the
-      figure is the median of the rounds' medians.
+      figure is the median of the rounds' medians. Also the RSS 1 s after READY=1 (no room).
   (c) end-to-end p99 at 500 tracked overlays/s: Benchmarks/e2e.py (e2e_sender.py, the daemon and
       its subscriber, python-socketio's AsyncClient beside it), 3 rounds of 5 s, no ramp; the
       daemon's p99 and the python client's of the same run, and their ratio.
@@ -177,7 +177,8 @@ class Line:
 
     @staticmethod
     def start(argv, marker, timeout, cwd=None):
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd)
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env)
         deadline = time.monotonic() + timeout
         seen = []
         while time.monotonic() < deadline:
@@ -201,7 +202,7 @@ class Line:
 def measure_joined(name, daemon_path, args, work):
     """Returns (status fields, thread names, REST requests seen) of one daemon joined with a viewer."""
     backend, line = Line.start([args.python, "-m", "tools.backend", "--port", "0", "--log-level", "warning"],
-                               "backend listening on", 30, cwd=ROOT)
+                               "backend listening on", 60, cwd=ROOT)
     daemon = None
     try:
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)", line).group(1))
@@ -274,6 +275,7 @@ def section_ready(daemons, args, work):
         "taken in turn; state directory in /dev/shm when there is one")
     state_root = tempfile.mkdtemp(prefix="ready-", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else work)
     medians = collections.defaultdict(list)
+    idle_rss = collections.defaultdict(list)
     try:
         for number in range(args.ready_rounds):
             for name, path in daemons:
@@ -285,6 +287,9 @@ def section_ready(daemons, args, work):
                 if out.returncode != 0 or not match:
                     raise RuntimeError(f"ipc-bench ready {name} failed:\n{out.stdout}\n{out.stderr}")
                 medians[name].append(float(match.group(1)))
+                rss = re.search(r"^figure rss\.idle_kib ([0-9.]+)", out.stdout, re.M)
+                if rss:
+                    idle_rss[name].append(float(rss.group(1)))
                 log(f"  round {number + 1} {name}: median {float(match.group(1)):.2f} ms")
     finally:
         shutil.rmtree(state_root, ignore_errors=True)
@@ -295,6 +300,11 @@ def section_ready(daemons, args, work):
             f"{', '.join(f'{m:.2f}' for m in medians[name])})")
         log(f"figure {name}.ready_ms {value:.2f}")
         results[name] = {"ready_ms": value}
+        if idle_rss[name]:
+            rss = median(idle_rss[name])
+            log(f"  {name}: RSS idle 1 s after READY=1, no room: {mib(rss)}")
+            log(f"figure {name}.rss_idle_kib {rss:.0f}")
+            results[name]["rss_idle_kib"] = rss
     return results
 
 
@@ -382,7 +392,7 @@ def measure_callgrind(name, daemon_path, args, work):
     # valgrind cannot read the DWARF of the toolchain's clang; the symbol table is enough.
     binary = os.path.join(run_dir, "interactived")
     subprocess.run(["strip", "--strip-debug", "-o", binary, daemon_path], check=True)
-    sender, line = Line.start([args.python, os.path.join(BENCHMARKS, "e2e_sender.py"), "--port", "0"], "READY", 30)
+    sender, line = Line.start([args.python, os.path.join(BENCHMARKS, "e2e_sender.py"), "--port", "0"], "READY", 60)
     daemon = None
     try:
         base = f"http://127.0.0.1:{int(line.split()[1])}"
@@ -496,6 +506,7 @@ def main():
     log()
     log(f"== summary ({time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())})")
     columns = [("rss_kib", "RSS joined+viewer", lambda v: mib(v)),
+               ("rss_idle_kib", "RSS idle, no room", lambda v: mib(v)),
                ("ready_ms", "exec→READY", lambda v: f"{v:.2f} ms"),
                ("e2e_p99_ms", "e2e p99 (500/s tracked)", lambda v: f"{v:.2f} ms"),
                ("e2e_python_p99_ms", "python-socketio p99", lambda v: f"{v:.2f} ms"),

@@ -6,9 +6,9 @@
 # See Benchmarks/runtime/compare.py for how each is measured.
 #
 # Both daemons are built the shipped way (swift build -c release -Xswiftc -static-stdlib
-# --product interactived): the baseline in a git worktree under /tmp (kept between runs, so a
-# second run only builds what changed), the current tree in its own .build. Only the built
-# binary is used, so the script does not depend on either tree's layout. The measuring tools
+# --product interactived, through linker/link-ordered.sh when the tree has it): the baseline in a
+# git worktree under /tmp (kept between runs, so a second run only builds what changed), the
+# current tree in its own .build. Only the built binary is used, so the script does not depend on either tree's layout. The measuring tools
 # (ipc-bench, e2e.py, the reference backend) are the current tree's.
 #
 # Usage: bash Benchmarks/runtime/compare.sh BASE_REV [compare.py options, e.g. --skip callgrind]
@@ -33,12 +33,18 @@ fi
 
 SHIPPED=(swift build -c release -Xswiftc -static-stdlib)
 
-# Builds the shipped interactived in directory $1; prints the binary's path.
+# Builds the shipped interactived in directory $1 (with the symbol order profiled at build time
+# when the tree has linker/link-ordered.sh, as its release build does); prints the binary's path.
 build_daemon() {
-    local log
+    local log build
     log=$(mktemp /tmp/compare-build-XXXXXX.log)
-    echo "command (in $1): ${SHIPPED[*]} --product interactived" >&2
-    if ! (cd "$1" && nice -n 10 "${SHIPPED[@]}" --product interactived) >"$log" 2>&1; then
+    if [ -f "$1/linker/link-ordered.sh" ]; then
+        build=(bash linker/link-ordered.sh "${SHIPPED[@]:2}")
+    else
+        build=("${SHIPPED[@]}" --product interactived)
+    fi
+    echo "command (in $1): ${build[*]}" >&2
+    if ! (cd "$1" && nice -n 10 "${build[@]}") >"$log" 2>&1; then
         cat "$log" >&2
         echo "compare.sh: the build in $1 failed" >&2
         exit 1
