@@ -17,7 +17,7 @@
 #        COMPARE_WORKTREE=DIR      where the baseline worktree goes (default /tmp/cmp-base-<rev>)
 #        BENCH_SCRATCH=DIR         build ipc-bench in DIR/benchmarks (as the other benchmark scripts)
 #        PYTHON                    the Python with python-socketio and aiohttp (default python3)
-# Takes about 10 minutes after the builds (callgrind about half of it).
+# Takes about 3 minutes after the builds on the 2-core development VM.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
