@@ -2,16 +2,10 @@
 import PackageDescription
 
 /// How the daemon is linked, to keep its resident memory small (linker/README.md): lld from the
-/// toolchain, relative relocations packed (DT_RELR: a few KiB instead of ~900 KiB read at every
-/// start), and the code that start, join and the overlay path run placed together, so that the
-/// pages the kernel maps around each touched one hold code that is used.
+/// toolchain and relative relocations packed (DT_RELR: 7 KiB instead of ~900 KiB read at every
+/// start). The release build (linker/link-ordered.sh) also passes a symbol order it profiles.
 let daemonLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags([
-        "-use-ld=lld",
-        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/interactived.order",
-        "-Xlinker", "--no-warn-symbol-ordering",
-    ]),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
 ]
 
 let package = Package(
@@ -24,6 +18,7 @@ let package = Package(
         .library(name: "JSONValue", targets: ["JSONValue"]),
         .library(name: "IPCProtocol", targets: ["IPCProtocol"]),
         .library(name: "SocketIO", targets: ["SocketIO"]),
+        .library(name: "HTTP", targets: ["HTTP"]),
         .library(name: "InteractiveDaemon", targets: ["InteractiveDaemon"]),
     ],
     targets: [
@@ -41,8 +36,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // What Swift cannot call directly: SO_PEERCRED's struct ucred, SO_PEERGROUPS, getgrouplist,
-        // accept4, signal handlers, and libcurl (loaded on first use; its variadic curl_easy_setopt
-        // is called from C, one call performs a whole transfer).
+        // accept4, signal handlers.
         .target(name: "CInteractiveShims"),
         // OpenSSL 3 (libssl, libcrypto) from Debian's libssl-dev.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
@@ -52,10 +46,12 @@ let package = Package(
         .target(name: "Network", dependencies: ["Runtime", "COpenSSL", "CNetworkShims"]),
         // WebSocket → Engine.IO → Socket.IO client over Network; no dependency on the daemon.
         .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime"]),
+        // HTTP/1.1 client for the REST calls: a pure request/response machine and a client on the event loop.
+        .target(name: "HTTP", dependencies: ["Runtime", "Network"]),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",
-            dependencies: ["IPCProtocol", "JSONValue", "SocketIO", "CSystemd", "CSQLite", "CInteractiveShims"]
+            dependencies: ["IPCProtocol", "JSONValue", "Runtime", "Network", "SocketIO", "HTTP", "CSystemd", "CSQLite", "CInteractiveShims"]
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"], linkerSettings: daemonLinkerSettings),
         // Writes manual pages in roff; interactivectl's and the daemon's pages are made with it.
@@ -63,16 +59,8 @@ let package = Package(
         .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue", "ManPage"]),
         // `interactived-manpages interactived.8|interactived.conf.5`: the daemon's man pages from its tables (scripts/manpages).
         .executableTarget(name: "interactived-manpages", dependencies: ["InteractiveDaemon", "ManPage"]),
-        .executableTarget(name: "ipc-bench", dependencies: ["InteractiveDaemon", "IPCProtocol", "JSONValue", "CInteractiveShims"]),
         // `ws-echo URL`: echoes every WebSocket message back until the peer closes.
         .executableTarget(name: "ws-echo", dependencies: ["SocketIO"]),
-        // Throughput, latency and RSS of the Socket.IO client against a local sender (Benchmarks/socketio).
-        .executableTarget(name: "sio-bench", dependencies: ["SocketIO", "JSONValue"]),
-        // The fleet simulation (Benchmarks/fleet, docs/fleet.md): devices reconnecting and resending
-        // tracking acks after a backend outage, on a simulated clock, with the daemon's own
-        // backoff and ack outbox; `fleet-sim` prints the figures and writes them as CSV.
-        .target(name: "FleetSimulation", dependencies: ["SocketIO", "InteractiveDaemon"], path: "Benchmarks/fleet/FleetSimulation"),
-        .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"], path: "Benchmarks/fleet/fleet-sim"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Runtime"]),
@@ -81,8 +69,8 @@ let package = Package(
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
         .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "Runtime", "ws-echo"], exclude: ["Peers"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Runtime", "Network", "JSONValue"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
-        .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation", "SocketIO"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
         .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "interactived", "interactivectl",
                                                              "interactived-manpages"]),

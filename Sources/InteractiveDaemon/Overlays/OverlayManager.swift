@@ -136,7 +136,7 @@ actor OverlayManager {
         let record = OnScreenOverlay(overlayId: overlayId, overlay: overlay, url: url, shownAt: Timestamp.nowMs(),
                                      trackingId: trackingId(of: overlay, in: room))
         screen.append(record)
-        await bus.publish(EventType.overlayShow, record.showEvent, section: "overlays", status: screenStatus)
+        await bus.publish(record.showEvent, section: "overlays", status: screenStatus)
         for old in replaced { hidden(old, reason: .replaced) }
         log.info("Overlay \(overlayId) shown (\(logDetail(overlay)))", fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .overlayShown)
         if let trackingId = record.trackingId { tracker?.record(.shown(trackingId: trackingId)) }
@@ -176,10 +176,10 @@ actor OverlayManager {
         let record = screen.remove(at: index)
         expiries.remove(overlayId)
         if case .resume(let waiter) = confirmations.overlayGone(overlayId) { waiter.resume(returning: .overlayGone) }
-        await bus.publish(EventType.overlayHide, ["overlayId": .string(overlayId), "timelineId": .string(record.timelineId),
-                                                  "reason": .string(reason.rawValue)], section: "overlays", status: screenStatus)
+        await bus.publish(OverlayHideEvent(overlayId: overlayId, timelineId: record.timelineId, reason: reason.rawValue),
+                          section: "overlays", status: screenStatus)
         // The controls come back when the last revealed overlay leaves.
-        if record.revealed && !controlsHidden { await bus.publish(EventType.playerControls, ["visible": true]) }
+        if record.revealed && !controlsHidden { await bus.publish(PlayerControlsEvent(visible: true)) }
         return record
     }
 
@@ -221,7 +221,7 @@ actor OverlayManager {
     }
 
     func post(_ overlayId: String, key: String, data: JSONValue) async {
-        await bus.publish(EventType.overlayPost, ["overlayId": .string(overlayId), "message": ["key": .string(key), "data": data]])
+        await bus.publish(OverlayPostEvent(overlayId: overlayId, key: key, data: data))
     }
 
     // MARK: Player reports
@@ -266,25 +266,25 @@ actor OverlayManager {
             if !screen[index].revealed {
                 let controlsWereHidden = controlsHidden
                 screen[index].revealed = true
-                await bus.publish(EventType.overlayReveal, ["overlayId": .string(overlayId)], section: "overlays", status: screenStatus)
-                if !controlsWereHidden { await bus.publish(EventType.playerControls, ["visible": false]) }
+                await bus.publish(OverlayRevealEvent(overlayId: overlayId), section: "overlays", status: screenStatus)
+                if !controlsWereHidden { await bus.publish(PlayerControlsEvent(visible: false)) }
             }
         case .hide?, .close?:
             await hide(overlayId, reason: .interactiveHide)
         case .actionReport?:
             if let url = message.adURL {
-                await bus.publish(EventType.overlayLink, ["overlayId": .string(overlayId), "url": .string(url)])
-                return ["handled": true, "action": "link"]
+                await bus.publish(OverlayLinkEvent(overlayId: overlayId, url: url))
+                return BridgeResult(handled: true, action: "link").json
             }
             startAnswer(overlayId: overlayId, answer: message.data)
-            return ["handled": true, "action": "answer"]
+            return BridgeResult(handled: true, action: "answer").json
         case .ping?:
             break
         case nil:
             log.debug("Unknown bridge message type \(message.type)", ["INTERACTIVE_OVERLAY_ID": overlayId])
-            return ["handled": false]
+            return BridgeResult(handled: false).json
         }
-        return ["handled": true]
+        return BridgeResult(handled: true).json
     }
 
     func indexOf(_ overlayId: String) throws(RPCError) -> Int {

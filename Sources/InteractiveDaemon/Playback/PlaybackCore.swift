@@ -103,6 +103,12 @@ struct PlaybackCore: Sendable {
         self.loggedIn = loggedIn
     }
 
+    /// True while the reply to request `requestId` is still awaited; a request that is not (a
+    /// later start, a stop or a session change superseded it) can be abandoned.
+    func awaits(_ requestId: Int) -> Bool {
+        pendingStart?.requestId == requestId || pendingRefresh?.requestId == requestId
+    }
+
     /// Takes one input at `nowMs` (milliseconds since the epoch, the clock tickets expire by).
     mutating func handle(_ input: PlaybackInput, nowMs: Int64) -> [PlaybackEffect] {
         var effects: [PlaybackEffect] = []
@@ -125,7 +131,7 @@ struct PlaybackCore: Sendable {
             pendingStart = nil
             pendingRefresh = nil
             refreshedAfterError = false
-            effects.append(.reply(.success(["stopped": true])))
+            effects.append(.reply(.success(PlaybackStopResult().json)))
         case .fetched(let requestId, let result):
             if let pending = pendingStart, pending.requestId == requestId {
                 pendingStart = nil
@@ -257,8 +263,6 @@ struct PlaybackCore: Sendable {
     /// A method's result: the screen state now (as `playback.state` carries it) and, for
     /// `playback.error` and `playback.foreground`, whether a fresh ticket was requested.
     private func replyState(refreshing: Bool?) -> JSONValue {
-        var members = PlaybackEventData.state(screen?.episode, screen?.screen).objectValue ?? [:]
-        if let refreshing { members["refreshing"] = .bool(refreshing) }
-        return .object(members)
+        PlaybackResult(screen: PlaybackEventData.state(screen?.episode, screen?.screen), refreshing: refreshing).json
     }
 }

@@ -13,6 +13,8 @@ actor PlaybackManager {
     private let clock: @Sendable () -> Int64
     /// The viewer's session token. Secret: never logged.
     private var token: String?
+    /// Play requests in flight, by request id: cancelled once the core no longer awaits them.
+    private var requests: [Int: Task<Void, Never>] = [:]
 
     /// `settings` is read at every request (so `config.set` applies to the next one); `clock`
     /// is the wall clock in milliseconds that tickets expire by.
@@ -71,15 +73,15 @@ actor PlaybackManager {
             switch effect {
             case .state(let episode, let screen):
                 published = true
-                await bus.publish(EventType.playbackState, PlaybackEventData.state(episode, screen), section: "playback",
+                await bus.publish(PlaybackEventData.state(episode, screen), section: "playback",
                                   status: PlaybackEventData.status(core))
             case .play(let episode, let ticket, let startAt):
-                let data = PlaybackEventData.play(episode, ticket, startAt: startAt)
+                let event = PlaybackEventData.play(episode, ticket, startAt: startAt)
                 log.info("Playing an episode", fields(episode, ["INTERACTIVE_VID": ticket.vid, "INTERACTIVE_START_AT": "\(startAt)"]))
-                await bus.publish(EventType.playbackPlay, data.control, observerData: data.observer)
+                await bus.publish(event, observerEvent: event.redacted)
             case .preload(let episode, let ticket):
-                let data = PlaybackEventData.preload(episode, ticket)
-                await bus.publish(EventType.playbackPreload, data.control, observerData: data.observer)
+                let event = PlaybackEventData.preload(episode, ticket)
+                await bus.publish(event, observerEvent: event.redacted)
             case .send(let request):
                 await send(request)
             case .refusedDeviceValue(let field):
@@ -88,13 +90,14 @@ actor PlaybackManager {
                 reply = result
             }
         }
+        cancelSupersededRequests()
         if !published { await bus.setStatus("playback", PlaybackEventData.status(core)) }
         return try reply.get()
     }
 
     /// Sends a play request in a task of its own: it outlives the method that caused it
-    /// (`playback.start` replies with the first state at once; events tell the rest), and its
-    /// result comes back to the core as `.fetched`.
+    /// (`playback.start` replies with the first state at once; events tell the rest), its
+    /// result comes back to the core as `.fetched`, and it is cancelled when superseded.
     private func send(_ request: PlayRequest) async {
         guard let token, let endpoint = PlaybackEndpoint(settings: await settings(), token: token) else {
             return await fetched(request.id, .networkFailure)
@@ -102,12 +105,29 @@ actor PlaybackManager {
         log.info("Requesting play tickets", fields(request.episode))
         let service = self.service
         let log = self.log
-        Task {
+        // Unstructured: the request outlives the method call that caused it; the task is kept
+        // in `requests` and cancelled when the core stops awaiting its reply.
+        requests[request.id] = Task {
             let result = await service.fetchTickets(request, from: endpoint)
+            self.requestEnded(request.id)
+            guard !Task.isCancelled else { return }
             if let failure = Self.failure(result) {
                 log.warning("Play request failed: \(failure)", Self.episodeFields(request.episode))
             }
             await self.fetched(request.id, result)
+        }
+    }
+
+    private func requestEnded(_ requestId: Int) {
+        requests[requestId] = nil
+    }
+
+    /// Cancels the play requests whose reply the core no longer awaits (a later start, a stop,
+    /// another viewer): their connections close at once.
+    private func cancelSupersededRequests() {
+        for (requestId, task) in requests where !core.awaits(requestId) {
+            task.cancel()
+            requests[requestId] = nil
         }
     }
 

@@ -104,7 +104,7 @@ actor PredictManager {
             button.image = .idle
             await update(button)
         }
-        return ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(overlay.kind.rawValue)]
+        return PredictOpenResult(overlayId: overlayId, timelineId: timelineId, kind: overlay.kind.rawValue).json
     }
 
     /// `recall-overlay` of a predict/lucky timeline: its button goes away.
@@ -128,7 +128,7 @@ actor PredictManager {
         for (timelineId, var button) in buttons where button.visible {
             button.visible = false
             fades.removeValue(forKey: timelineId)?.cancel()
-            if showsButtons { await bus.publish(EventType.predictButton, button.json) }
+            if showsButtons { await bus.publish(button.event) }
         }
         buttons = [:]
         await bus.setStatus("predict", .array([]))
@@ -141,7 +141,7 @@ actor PredictManager {
         buttons[button.timelineId] = button
         await bus.setStatus("predict", .array(buttons.values.sorted { $0.timelineId < $1.timelineId }.map(\.json)))
         guard showsButtons else { return }
-        await bus.publish(EventType.predictButton, button.json)
+        await bus.publish(button.event)
         fades.removeValue(forKey: button.timelineId)?.cancel()
         guard button.visible else { return }
         let timelineId = button.timelineId
@@ -157,7 +157,7 @@ actor PredictManager {
         button.opacity = 0.5
         buttons[timelineId] = button
         fades.removeValue(forKey: timelineId)
-        await bus.publish(EventType.predictButton, button.json)
+        await bus.publish(button.event)
     }
 
     /// A button image the player may load; any other URL is ignored (the button keeps its last).

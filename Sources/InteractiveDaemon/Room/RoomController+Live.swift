@@ -101,7 +101,7 @@ extension RoomController {
         socketEverConnected = false
         joinSentOnSocket = nil
         backendOutage.reset()
-        await publishConnection(["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil])
+        await publishConnection(ConnectionStateEvent(state: "idle"))
     }
 
     private func credentials(_ wanted: LiveSocketSettings) -> SocketIOCredentials { wanted.credentials(for: session) }
@@ -122,8 +122,8 @@ extension RoomController {
                 logFailure(backendOutage.lost(at: .now), "connection lost", retry: attempt, in: .zero)
             }
             let state = wasConnected || socketEverConnected ? "reconnecting" : "connecting"
-            await publishConnection(["state": .string(state), "attempt": .number(Double(attempt)), "retryInMs": 0,
-                                     "error": wasConnected ? "connection lost" : nil])
+            await publishConnection(ConnectionStateEvent(state: state, attempt: attempt, retryInMs: 0,
+                                                         error: wasConnected ? "connection lost" : nil))
         case .connected(let id):
             socketId = id
             socketEverConnected = true
@@ -134,28 +134,28 @@ extension RoomController {
             } else {
                 log.notice("Connected to the backend; socket \(id)", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
             }
-            await publishConnection(["state": "connected", "attempt": 0, "retryInMs": nil, "error": nil, "socketId": .string(id)])
+            await publishConnection(ConnectionStateEvent(state: "connected", socketId: id))
             await overlays.setContext(roomContext)
             if let socket { await tracking.setTransport(LiveAckTransport(socket: socket)) }
             sendJoin()
         case .reconnecting(let attempt, let retryIn, let error):
             await connectionLost()
             logFailure(backendOutage.attemptFailed(at: .now), error.description, retry: attempt, in: retryIn)
-            await publishConnection(["state": "reconnecting", "attempt": .number(Double(attempt)),
-                                     "retryInMs": .number(Double(BackendOutage.milliseconds(retryIn))),
-                                     "error": .string(PeerText.clipped(error.description))])
+            await publishConnection(ConnectionStateEvent(state: "reconnecting", attempt: attempt,
+                                                         retryInMs: Int(truncatingIfNeeded: BackendOutage.milliseconds(retryIn)),
+                                                         error: PeerText.clipped(error.description)))
         case .refused(let error):
             await connectionLost()
             backendOutage.reset()
             log.error("The backend refused the connection: \(error)", id: .backendDisconnected)
-            await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(PeerText.clipped(error.description))])
+            await publishConnection(ConnectionStateEvent(state: "disconnected", error: PeerText.clipped(error.description)))
             await failRoom(.daemon(.backendRefused, "the backend refused the connection: \(error)"))
         case .disconnected(let error):
             await connectionLost()
             backendOutage.reset()
             guard error != .disconnectedByClient else { return }
             log.error("The backend ended the connection: \(error)", id: .backendDisconnected)
-            await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(PeerText.clipped(error.description))])
+            await publishConnection(ConnectionStateEvent(state: "disconnected", error: PeerText.clipped(error.description)))
             await failRoom(.daemon(.backendUnreachable, "the backend ended the connection: \(error)"))
         }
     }
