@@ -90,6 +90,8 @@ struct SocketIOClientMachine {
     private var attempt = 0
     private var epochCounter = 0
     private var attemptDeadline: ContinuousClock.Instant?
+    /// `connect` was called while `disconnect` closed the connection.
+    private var connectAfterStop = false
     /// The deadline the `.connection` timer is set for.
     private var connectionTimer: ContinuousClock.Instant?
     private var buffer: [Outgoing] = []
@@ -145,7 +147,12 @@ struct SocketIOClientMachine {
     // MARK: Lifecycle commands
 
     /// Starts connecting (with a fresh backoff); does nothing when already running.
+    /// During `disconnect`'s close handshake it starts once the client stopped.
     mutating func connect(now: ContinuousClock.Instant) -> [Action] {
+        if case .closing(restart: false) = lifecycle {
+            connectAfterStop = true
+            return []
+        }
         guard !isRunning else { return [] }
         backoff = ReconnectBackoff(policy: configuration.reconnect)
         attempt = 0
@@ -154,7 +161,8 @@ struct SocketIOClientMachine {
 
     /// Leaves the namespace, closes the connection and stops. The shell waits while `isClosing`.
     mutating func disconnect(now: ContinuousClock.Instant) -> [Action] {
-        leave(restart: false, now: now) ?? stopAttempts() + stopped()
+        connectAfterStop = false
+        return leave(restart: false, now: now) ?? stopAttempts() + stopped()
     }
 
     /// Drops the current connection (after its close handshake) and connects again at once, with
@@ -167,6 +175,7 @@ struct SocketIOClientMachine {
 
     /// Closes the connection, then stops or starts over (`restart`); nil when there is none.
     private mutating func leave(restart: Bool, now: ContinuousClock.Instant) -> [Action]? {
+        if restart { connectAfterStop = false }
         switch lifecycle {
         case .connected, .handshaking:
             lifecycle = .closing(restart: restart)
@@ -350,7 +359,12 @@ struct SocketIOClientMachine {
         connectionTimer = nil
         switch previous {
         case .closing(let restart):
-            guard restart else { return actions + stopped() }
+            guard restart else {
+                actions += stopped()
+                guard connectAfterStop else { return actions }
+                connectAfterStop = false
+                return actions + connect(now: now)
+            }
             actions += failAcks(epoch: epoch, with: .connectionLost("the connection ended before the ack: \(reason)"))
             return actions + connect(now: now)
         case .connected:

@@ -203,6 +203,16 @@ import Testing
         #expect(machine.openingEpoch != nil)
     }
 
+    @Test func connectDuringDisconnectStartsOnceStopped() throws {
+        var machine = SocketIOClientMachine(configuration: configuration(), seed: 1)
+        _ = try connect(&machine, at: t0)
+        _ = machine.disconnect(now: t0)
+        #expect(machine.connect(now: t0).isEmpty, "not while the close handshake runs")
+        let closed = machine.received(FakeServer.close(1000), now: t0)
+        #expect(closed.published == [.disconnected(.disconnectedByClient), .connecting(attempt: 1)])
+        #expect(machine.openingEpoch != nil)
+    }
+
     @Test func aDeadServerIsDetectedByTheHeartbeat() throws {
         var machine = SocketIOClientMachine(configuration: configuration(), seed: 1)
         _ = try connect(&machine, at: t0)
