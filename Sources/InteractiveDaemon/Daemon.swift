@@ -158,7 +158,7 @@ public enum Daemon {
             }),
             .init("local API", FunctionService { shutdown in
                 // Its tasks (one per client) prefer the loop, so requests and replies take no thread hop.
-                await withTaskExecutorPreference(EventLoop.shared) { await shutdown.cancelling { await server.run() } }
+                await withTaskExecutorPreference(EventLoop.shared.taskExecutor) { await shutdown.cancelling { await server.run() } }
             }),
             .init("room", FunctionService { shutdown in
                 await shutdown.cancelling { await rooms.joinRestoredRoom() }

@@ -8,47 +8,27 @@ import Glibc
 /// woken by an eventfd when work arrives, and running the timers of a heap.
 ///
 /// It runs three kinds of work, in the order they were submitted: blocks (`execute`), timers
-/// (`schedule`), and jobs, as the `SerialExecutor` of every actor pinned to it and as a
-/// `TaskExecutor`. A socket's readiness, its read, the protocol decoding and the actor that
+/// (`schedule`), and jobs, as the `SerialExecutor` of every actor pinned to it and, through
+/// `taskExecutor`, as the `TaskExecutor` of tasks that prefer it. A socket's readiness, its read, the protocol decoding and the actor that
 /// decides what to do with it therefore all run on this one thread, without a hop.
 ///
 /// Work on the loop must never block. What may block (SQLite) runs on `BookkeepingExecutor`.
 ///
 /// `@unchecked Sendable`: `handlers` and `readBuffer` are touched only on the loop's thread (each
 /// access checks `preconditionInLoop`); everything else is immutable or inside a `Mutex`.
-public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
+public final class EventLoop: SerialExecutor, @unchecked Sendable {
     /// The loop every part of the daemon shares (its thread is named "interactived.ev").
     public static let shared = EventLoop(name: "interactived.ev")
 
-    private enum Work {
-        case block(@Sendable () -> Void)
-        case job(UnownedJob)
-    }
-
-    private struct State {
-        var queue: [Work] = []
-        var timers = TimerHeap()
-        var nextTimerID: UInt64 = 0
-        /// The loop is in (or about to enter) `epoll_wait`, until this deadline (nil: no timer).
-        var asleep = false
-        var sleepingUntil: UInt64?
-        var wakeupPending = false
-
-    /// Whether the caller must write the eventfd for work arriving now (due at `deadline`, or
-    /// at once when nil): only when the loop sleeps past it and nobody has woken it yet.
-    mutating func takeWakeup(before deadline: UInt64?) -> Bool {
-        guard asleep, !wakeupPending else { return false }
-        if let deadline, let sleepingUntil, sleepingUntil <= deadline { return false }
-        wakeupPending = true
-        return true
-    }
-    }
-
-    private let state = Mutex(State())
+    private let inbox: LoopInbox
     private let epollFD: Int32
-    private let wakeFD: Int32
+    private var wakeFD: Int32 { inbox.wakeFD }
     private let time = LoopTime()
     private let loopThread = Atomic<UInt>(0)
+    /// The loop as a `TaskExecutor`: nonisolated code of a task that prefers it runs on the loop.
+    /// (A separate object: a job enqueued through it runs as the task's, not as if isolated to
+    /// the loop's actors, so the task's next nonisolated step needs no executor switch.)
+    public let taskExecutor: LoopTaskExecutor
     // Loop thread only.
     private var handlers: [Int32: @Sendable (IOEvents) -> Void] = [:]
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
@@ -61,7 +41,8 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     /// Starts a loop on a new thread named `name`.
     public init(name: String) {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        wakeFD = runtime_eventfd()
+        inbox = LoopInbox(wakeFD: runtime_eventfd())
+        taskExecutor = LoopTaskExecutor(inbox: inbox)
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.fd = wakeFD
@@ -106,32 +87,24 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     /// Runs `work` on the loop after everything submitted before it. From any thread.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        submit(.block(work))
+        inbox.submit(.block(work))
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        submit(.job(UnownedJob(job)))
-    }
-
-    private func submit(_ work: Work) {
-        let wake = state.withLock { state -> Bool in
-            state.queue.append(work)
-            return state.takeWakeup(before: nil)
-        }
-        if wake { signal() }
+        inbox.submit(.actorJob(UnownedJob(job)))
     }
 
     /// Runs `work` on the loop at `deadline` (at once if it has passed). From any thread.
     @discardableResult
     public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () -> Void) -> TimerID {
         let nanoseconds = time.nanoseconds(at: deadline)
-        let (id, wake) = state.withLock { state -> (TimerID, Bool) in
+        let (id, wake) = inbox.state.withLock { state -> (TimerID, Bool) in
             state.nextTimerID &+= 1
             let id = TimerID(value: state.nextTimerID)
             state.timers.insert(TimerHeap.Timer(id: id, deadline: nanoseconds, work: work))
             return (id, state.takeWakeup(before: nanoseconds))
         }
-        if wake { signal() }
+        if wake { inbox.signal() }
         return id
     }
 
@@ -143,11 +116,11 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     /// Cancels a timer; nothing happens if it already ran. From any thread.
     public func cancel(_ timer: TimerID) {
-        state.withLock { _ = $0.timers.remove(timer) }
+        inbox.state.withLock { _ = $0.timers.remove(timer) }
     }
 
     /// The number of timers pending (for status and tests).
-    public var pendingTimers: Int { state.withLock { $0.timers.count } }
+    public var pendingTimers: Int { inbox.state.withLock { $0.timers.count } }
 
     // MARK: I/O
 
@@ -181,30 +154,30 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     // MARK: The loop
 
-    private func signal() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
-    }
-
     private func run() {
         var events = [epoll_event](repeating: epoll_event(), count: 128)
+        // Two buffers swapped each turn, so taking the queue allocates nothing.
+        var batch: [LoopInbox.Work] = []
+        let serial = asUnownedSerialExecutor()
+        let tasks = taskExecutor.asUnownedTaskExecutor()
         while true {
             let now = time.now
-            let (work, due) = state.withLock { state -> ([Work], [TimerHeap.Timer]) in
-                let work = state.queue
-                state.queue.removeAll(keepingCapacity: true)
-                return (work, state.timers.popDue(now: now))
+            let due = inbox.state.withLock { state -> [TimerHeap.Timer] in
+                swap(&batch, &state.queue)
+                return state.timers.popDue(now: now)
             }
-            for item in work {
+            for item in batch {
                 switch item {
                 case .block(let block): block()
-                case .job(let job): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                case .actorJob(let job): job.runSynchronously(on: serial)
+                case .taskJob(let job): job.runSynchronously(on: tasks)
                 }
             }
+            batch.removeAll(keepingCapacity: true)
             for timer in due { timer.work() }
 
             // Wait for I/O until the nearest timer; only poll when more work arrived meanwhile.
-            let timeout = state.withLock { state -> Int32 in
+            let timeout = inbox.state.withLock { state -> Int32 in
                 if !state.queue.isEmpty { return 0 }
                 let earliest = state.timers.earliest
                 let now = time.now
@@ -215,7 +188,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
                 return Int32(min(60_000, (earliest - now + 999_999) / 1_000_000))
             }
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout) }
-            let woken = state.withLock { state -> Bool in
+            let woken = inbox.state.withLock { state -> Bool in
                 defer {
                     state.asleep = false
                     state.sleepingUntil = nil
@@ -252,5 +225,64 @@ extension IOEvents {
         if flags & (EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { events.insert(.hangup) }
         if flags & EPOLLERR.rawValue != 0 { events.insert(.error) }
         self = events
+    }
+}
+
+/// The event loop as the `TaskExecutor` of tasks that prefer it (`EventLoop.taskExecutor`).
+public final class LoopTaskExecutor: TaskExecutor {
+    private let inbox: LoopInbox
+
+    fileprivate init(inbox: LoopInbox) { self.inbox = inbox }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        inbox.submit(.taskJob(UnownedJob(job)))
+    }
+}
+
+/// What other threads hand the loop: work, timers, and the eventfd that wakes it.
+private final class LoopInbox: Sendable {
+    enum Work {
+        case block(@Sendable () -> Void)
+        /// A job of an actor pinned to the loop.
+        case actorJob(UnownedJob)
+        /// A job of a task that prefers the loop, outside any actor.
+        case taskJob(UnownedJob)
+    }
+
+    struct State {
+        var queue: [Work] = []
+        var timers = TimerHeap()
+        var nextTimerID: UInt64 = 0
+        /// The loop is in (or about to enter) `epoll_wait`, until this deadline (nil: no timer).
+        var asleep = false
+        var sleepingUntil: UInt64?
+        var wakeupPending = false
+
+    /// Whether the caller must write the eventfd for work arriving now (due at `deadline`, or
+    /// at once when nil): only when the loop sleeps past it and nobody has woken it yet.
+    mutating func takeWakeup(before deadline: UInt64?) -> Bool {
+        guard asleep, !wakeupPending else { return false }
+        if let deadline, let sleepingUntil, sleepingUntil <= deadline { return false }
+        wakeupPending = true
+        return true
+    }
+    }
+
+    let state = Mutex(State())
+    let wakeFD: Int32
+
+    init(wakeFD: Int32) { self.wakeFD = wakeFD }
+
+    func submit(_ work: Work) {
+        let wake = state.withLock { state -> Bool in
+            state.queue.append(work)
+            return state.takeWakeup(before: nil)
+        }
+        if wake { signal() }
+    }
+
+    func signal() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 }

@@ -1,15 +1,24 @@
-/// Nanoseconds on the loop's clock (`ContinuousClock`, measured from the loop's start), the unit
-/// of the timer heap.
-struct LoopTime {
-    let origin = ContinuousClock.now
+#if canImport(Glibc)
+import Glibc
+#endif
 
-    func nanoseconds(at instant: ContinuousClock.Instant) -> UInt64 {
-        let elapsed = origin.duration(to: instant)
-        guard elapsed > .zero else { return 0 }
-        return LoopTime.nanoseconds(elapsed)
+/// Nanoseconds of the monotonic clock, the unit of the timer heap: read once per turn of the
+/// loop, so it is a plain `clock_gettime` (no `Duration` arithmetic).
+struct LoopTime {
+    var now: UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
-    var now: UInt64 { nanoseconds(at: .now) }
+    /// `instant` (a `ContinuousClock` instant, as the loop's API takes them) in loop time.
+    func nanoseconds(at instant: ContinuousClock.Instant) -> UInt64 {
+        let current = now
+        let delay = ContinuousClock.now.duration(to: instant)
+        guard delay > .zero else { return current }
+        let (sum, overflow) = current.addingReportingOverflow(LoopTime.nanoseconds(delay))
+        return overflow ? UInt64.max / 2 : min(sum, UInt64.max / 2)
+    }
 
     /// `duration` in whole nanoseconds, saturating (a duration of centuries is "never").
     static func nanoseconds(_ duration: Duration) -> UInt64 {

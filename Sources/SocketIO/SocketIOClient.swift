@@ -72,7 +72,7 @@ public actor SocketIOClient {
 
     /// The event loop, as a task executor: a task that consumes `events` can prefer it to get
     /// each event on the thread that decoded it. Anything slow or blocking there delays all I/O.
-    public nonisolated var ioExecutor: any TaskExecutor { EventLoop.shared }
+    public nonisolated var ioExecutor: any TaskExecutor { EventLoop.shared.taskExecutor }
 
     /// The connection's socket id while connected.
     public var socketId: String? { machine.socketId }
