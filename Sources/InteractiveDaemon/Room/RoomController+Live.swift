@@ -72,20 +72,17 @@ extension RoomController {
         socket = client
         socketSettings = wanted
         if wanted.tls.insecure { log.warning("insecureTLS is on: the backend's certificate is not verified (development only)") }
+        // Unstructured: these two live as long as this connection, not the service, and
+        // `closeSocket` cancels them when the connection is replaced or closed.
         socketTasks = [
             Task { [weak self] in
                 for await state in client.states { await self?.socketStateChanged(state, generation: generation) }
             },
-            // Server events are handled on the thread that decoded them (the Socket.IO reactor):
-            // the room, overlay and event-bus actors run there in turn and the subscribers'
-            // sockets are written from there, with no thread hand-off between the backend's
-            // frame and the player's line. Nothing on that path blocks (the store and HTTP run
-            // on their own threads).
-            Task(executorPreference: client.ioExecutor) { [weak self] in
+            Task { [weak self] in
                 for await event in client.events { await self?.socketEvent(event, generation: generation) }
             },
         ]
-        Task { await client.connect() }
+        work.start { await client.connect() }
     }
 
     func closeSocket() async {
@@ -101,6 +98,7 @@ extension RoomController {
         socketEverConnected = false
         joinSentOnSocket = nil
         backendOutage.reset()
+        statusGate.reset()
         await publishConnection(["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil])
     }
 
@@ -204,8 +202,8 @@ extension RoomController {
             "displayName": JSONValue(session.displayName), "os": JSONValue(settings.os),
         ]
         let generation = socketGeneration
-        interactiveStatusLoad = session.isLoggedIn ? loadInteractiveStatus(mediaId: current.mediaId) : nil
-        Task { [weak self] in
+        requestInteractiveStatus(mediaId: current.mediaId)
+        work.start { [weak self] in
             let acked: Bool
             do {
                 _ = try await socket.emitWithAck("join-room", [payload], timeout: RoomController.joinAckTimeout, whenDisconnected: .fail)
@@ -231,17 +229,44 @@ extension RoomController {
         log.notice("Room \(mediaId) (live) joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
     }
 
-    /// The backend's answered timelines for this viewer, so they are not shown again.
-    func loadInteractiveStatus(mediaId: String) -> Task<Void, Never>? {
-        guard let api = try? BackendAPI(settings: settings, token: session.token) else { return nil }
-        return Task { [weak self, log] in
+    /// Requests the backend's answered timelines for this viewer (so they are not shown again),
+    /// off the display path: the backend's events wait in `statusGate` until the reply or the
+    /// failure comes back (`interactiveStatusArrived`). A viewer not logged in has none to wait for.
+    private func requestInteractiveStatus(mediaId: String) {
+        guard session.isLoggedIn, let api = try? BackendAPI(settings: settings, token: session.token) else {
+            if statusGate.pendingRequest != nil {
+                statusGate.release()
+                work.start { [weak self] in await self?.drainHeld() }
+            }
+            return
+        }
+        let request = statusGate.request()
+        let log = self.log
+        work.start { [weak self] in
+            var answered: [String] = []
             do {
-                let answered = try await api.interactiveStatus(mediaId: mediaId).answered
-                await self?.overlays.addAnswered(answered)
+                answered = try await api.interactiveStatus(mediaId: mediaId).answered
             } catch {
                 log.warning("Interactive status unavailable: \(error)", ["INTERACTIVE_MEDIA_ID": mediaId])
             }
+            await self?.interactiveStatusArrived(request, answered: answered)
         }
+    }
+
+    private func interactiveStatusArrived(_ request: Int, answered: [String]) async {
+        await overlays.addAnswered(answered)
+        if statusGate.arrived(request) { await drainHeld() }
+    }
+
+    /// Hands back the events held for the interactive status, in order, one at a time; events
+    /// that arrive meanwhile queue behind them. One drainer at a time keeps the order.
+    private func drainHeld() async {
+        guard !drainingHeld else { return }
+        drainingHeld = true
+        while let next = statusGate.next() { await dispatch(next) }
+        drainingHeld = false
+        for waiter in drainWaiters { waiter.resume() }
+        drainWaiters = []
     }
 
     // MARK: Server events
@@ -250,9 +275,37 @@ extension RoomController {
         guard generation == socketGeneration else { return }
         if let token = event.ackToken { try? await socket?.ack(token, []) }
         guard let room, room.mode == .live, room.isActive, let payload = event.args.first else { return }
+        let arrival: BackendArrival
+        if event.name == "overlay" || event.name == "ex-overlay" {
+            guard let overlay = await overlayArrived(payload, receivedAt: Timestamp.nowMs(), room: room) else { return }
+            arrival = overlay
+        } else {
+            arrival = .event(event)
+        }
+        guard !statusGate.admit(arrival, isOverlay: arrival.isOverlay) else { return await dispatch(arrival) }
+        guard statusGate.overflowed else { return }
+        if statusGate.isWaiting {
+            log.warning("Interactive status still pending with \(statusGate.heldCount) backend events waiting; not waiting for it",
+                        ["INTERACTIVE_MEDIA_ID": room.mediaId])
+            statusGate.release()
+            await drainHeld()
+        } else if drainingHeld {
+            // The stream waits for the held events to be handed back (local work, never REST).
+            await withCheckedContinuation { drainWaiters.append($0) }
+        }
+    }
+
+    /// Handles an event from the backend, now or after the interactive status.
+    private func dispatch(_ arrival: BackendArrival) async {
+        let event: SocketIOEvent
+        switch arrival {
+        case .overlay(let overlay, let receivedAt, let room):
+            return await route(overlay, receivedAt: receivedAt, room: room)
+        case .event(let held):
+            event = held
+        }
+        guard let room, room.mode == .live, room.isActive, let payload = event.args.first else { return }
         switch event.name {
-        case "overlay", "ex-overlay":
-            await overlayArrived(payload, receivedAt: Timestamp.nowMs(), room: room)
         case "update-result":
             guard let timelineId = payload["timelineId"]?.idString else { return }
             await overlays.post(timelineId: timelineId, key: "UPDATE_DATA_INTERACTIVE", data: payload["data"] ?? .null)
@@ -269,10 +322,12 @@ extension RoomController {
         }
     }
 
-    private func overlayArrived(_ payload: JSONValue, receivedAt: Int64, room: Room) async {
+    /// An overlay arrived: its trace lock is told at once; its routing may wait for the
+    /// interactive status. The room may change meanwhile: the overlay stays this room's.
+    private func overlayArrived(_ payload: JSONValue, receivedAt: Int64, room: Room) async -> BackendArrival? {
         guard let overlay = IncomingOverlay(payload: payload) else {
             log.warning("Ignoring an overlay without timelineId", ["INTERACTIVE_MEDIA_ID": room.mediaId])
-            return
+            return nil
         }
         if overlay.traceLock, let socket {
             // Sent with or without a tracking id: the lock is the timeline's, not tracking's.
@@ -281,9 +336,7 @@ extension RoomController {
                 "mediaId": .string(room.mediaId), "socketId": JSONValue(socketId), "receivedAt": .number(Double(receivedAt)),
             ]])
         }
-        // Bounded by the REST timeout. The room may change meanwhile: the overlay stays this room's.
-        await interactiveStatusLoad?.value
-        await route(overlay, receivedAt: receivedAt, room: RoomKey(mediaId: room.mediaId, mode: .live))
+        return .overlay(overlay, receivedAt: receivedAt, room: RoomKey(mediaId: room.mediaId, mode: .live))
     }
 
     // MARK: Player
@@ -293,5 +346,17 @@ extension RoomController {
         guard let room, room.mode == .live, room.isActive, let socket else { return }
         try? await socket.emit("ckst", [["mediaId": .string(room.mediaId), "state": .string(state), "position": JSONValue(position)]],
                                whenDisconnected: .fail)
+    }
+}
+
+/// An event from the backend as the room handles it: an overlay (parsed at arrival, of the room
+/// it arrived in) or any other event (checked against the room when handled).
+enum BackendArrival {
+    case overlay(IncomingOverlay, receivedAt: Int64, room: RoomKey)
+    case event(SocketIOEvent)
+
+    var isOverlay: Bool {
+        if case .overlay = self { return true }
+        return false
     }
 }

@@ -33,9 +33,15 @@ actor RoomController {
     var backendOutage = BackendOutage()
     /// The connection on which join-room was last sent for the current room.
     var joinSentOnSocket: String?
-    /// The backend's interactive status, requested with each join-room: overlays that arrive
-    /// meanwhile wait for it, so a timeline answered elsewhere is not shown right at the join.
-    var interactiveStatusLoad: Task<Void, Never>?
+    /// The backend's interactive status, requested with each join-room: the backend's events
+    /// wait in it from the first overlay on, so a timeline answered elsewhere is not shown right
+    /// at the join (RoomController+Live.swift).
+    var statusGate = InteractiveStatusGate<BackendArrival>()
+    /// Whether held events are being handed back, and the event stream waiting for that to end.
+    var drainingHeld = false
+    var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The connection attempts, join-room acks and status requests, run as child tasks of `run()`.
+    let work = ChildTasks()
 
     /// emit-ack tracking of live overlays.
     let tracking: TrackingService
@@ -58,6 +64,12 @@ actor RoomController {
         await bus.setStatus("predict", .array([]))
         await predict.setTenant(settings.tenant)
         await publishConnection(["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil], event: false)
+    }
+
+    /// Runs the room's background work (connecting, join-room acks, interactive status
+    /// requests) until cancelled.
+    func run() async {
+        await work.run()
     }
 
     // MARK: Session
@@ -181,14 +193,16 @@ actor RoomController {
         guard room?.state == .joining else { return }
         let id = nextWaiter
         nextWaiter += 1
-        let timer: Task<Void, Never>? = timeoutMs.map { timeout in
-            Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(timeout))
-                await self?.wakeWaiter(id)
+        await withTaskGroup(of: Void.self) { group in
+            if let timeoutMs {
+                group.addTask {
+                    guard (try? await Task.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
+                    await self.wakeWaiter(id)
+                }
             }
+            await withCheckedContinuation { joinWaiters[id] = $0 }
+            group.cancelAll()
         }
-        await withCheckedContinuation { joinWaiters[id] = $0 }
-        timer?.cancel()
     }
 
     private func wakeWaiter(_ id: Int) { joinWaiters.removeValue(forKey: id)?.resume() }

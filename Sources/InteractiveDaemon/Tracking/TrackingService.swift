@@ -7,13 +7,18 @@ import Synchronization
 ///
 /// Callers never wait for the network: a stage is recorded and its ack queued at once, and
 /// one delivery lane per session sends the session's acks in order. The overlay pipeline does
-/// not even wait for that: it records events on `feed`, handled here in order. Everything runs
-/// on the bookkeeping thread, shared with the store (`BackgroundExecutor`).
+/// not even wait for that: it records events on `feed`, handled here in order by `run()`, which
+/// also owns the delivery lanes, the store writer and the retry timer. Everything runs on the
+/// bookkeeping thread, shared with the store (`BackgroundExecutor`).
 actor TrackingService {
     nonisolated var unownedExecutor: UnownedSerialExecutor { BackgroundExecutor.bookkeeping.asUnownedSerialExecutor() }
 
     /// Where the overlay pipeline records what happens to overlays.
     nonisolated let feed: TrackingFeed
+    /// What `feed` delivers, handled by `run()`.
+    private nonisolated let events: AsyncStream<TrackingFeed.Item>
+    /// The lanes, the store writer and the retry timer, run as child tasks of `run()`.
+    private nonisolated let work = ChildTasks()
 
     private let store: Store
     private let bus: EventBus
@@ -67,12 +72,22 @@ actor TrackingService {
         self.ackTimeout = ackTimeout
         self.clock = clock
         let (events, continuation) = AsyncStream.makeStream(of: TrackingFeed.Item.self)
+        self.events = events
         feed = TrackingFeed(continuation: continuation)
-        Task { await self.handle(events) }
     }
 
-    /// Handles what the feed delivers, in order, for the life of the service.
-    private func handle(_ events: AsyncStream<TrackingFeed.Item>) async {
+    /// Runs the service until cancelled: handles what the feed delivers, in order, and the
+    /// background work (delivery lanes, store writes, the retry timer). Stop it after
+    /// `flushStore`, so that the events recorded and the writes queued are done.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.handleFeed() }
+            group.addTask { await self.work.run() }
+        }
+    }
+
+    /// Handles what the feed delivers, in order, until the service stops.
+    private func handleFeed() async {
         for await item in events {
             switch item {
             case .event(let event):
@@ -155,12 +170,14 @@ actor TrackingService {
         guard transport != nil, outbox.count > 0 else { return }
         let id = nextDrainWaiter
         nextDrainWaiter += 1
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: limit)
-            await self?.endDrain(id)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                guard (try? await Task.sleep(for: limit)) != nil else { return }
+                await self.endDrain(id)
+            }
+            await withCheckedContinuation { drainWaiters[id] = $0 }
+            group.cancelAll()
         }
-        await withCheckedContinuation { drainWaiters[id] = $0 }
-        timer.cancel()
     }
 
     private func endDrain(_ id: Int) { drainWaiters.removeValue(forKey: id)?.resume() }
@@ -209,6 +226,8 @@ actor TrackingService {
     }
 
     private func armRenderTimer(at target: ContinuousClock.Instant) {
+        // Unstructured: the one render timer must be cancelled when an earlier deadline
+        // replaces it (`DeadlineSchedule.armed`), which a child task of `run()` cannot be.
         renderDeadlines.armed(Task {
             try? await Task.sleep(until: target, clock: .continuous)
             guard !Task.isCancelled else { return }
@@ -339,7 +358,7 @@ actor TrackingService {
     private func startWriter() {
         guard !writerRunning else { return }
         writerRunning = true
-        Task { await self.writeQueued() }
+        work.start { await self.writeQueued() }
     }
 
     /// Writes what is queued, everything queued at once in one transaction, until nothing is.
@@ -397,9 +416,9 @@ actor TrackingService {
         guard !failedWrites.isEmpty, !retryTimerArmed else { return }
         retryTimerArmed = true
         // One sleeping task at a time, and only while the store refuses writes.
-        Task { [weak self] in
-            try? await Task.sleep(for: TrackingService.storeRetryInterval)
-            await self?.retryFailedWrites()
+        work.start {
+            guard (try? await Task.sleep(for: TrackingService.storeRetryInterval)) != nil else { return }
+            await self.retryFailedWrites()
         }
     }
 
@@ -437,10 +456,7 @@ actor TrackingService {
         guard let transport else { return }
         let connection = self.connection
         for trackingId in outbox.claimLanes(upTo: AckOutbox.maxLanes) {
-            // The lane (and the Socket.IO client's part of each emit) stays on this thread.
-            Task(executorPreference: BackgroundExecutor.bookkeeping) {
-                await self.runLane(trackingId, transport: transport, connection: connection)
-            }
+            work.start { await self.runLane(trackingId, transport: transport, connection: connection) }
         }
     }
 
