@@ -50,6 +50,7 @@ struct InProcessDaemon {
             await withDiscardingTaskGroup { group in
                 group.addTask { await server.run() }
                 group.addTask { await tracking.run() }
+                group.addTask { await overlays.run() }
                 group.addTask { await predict.run() }
                 group.addTask { await rooms.run() }
             }

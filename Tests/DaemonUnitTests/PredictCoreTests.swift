@@ -41,7 +41,7 @@ import Testing
         effects.compactMap { if case .saveResult(let timelineId, _) = $0 { return timelineId } else { return nil } }
     }
 
-    static func cancels(_ effects: [PredictEffect]) -> [(String?, OverlayManager.HideReason)] {
+    static func cancels(_ effects: [PredictEffect]) -> [(String?, HideReason)] {
         effects.compactMap {
             if case .cancelTracking(let overlay, _, let reason) = $0 { return (overlay.trackingId, reason) } else { return nil }
         }

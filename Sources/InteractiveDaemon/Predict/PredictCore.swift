@@ -48,7 +48,7 @@ enum PredictEffect: Sendable, Equatable {
     /// Set the status board's `predict` section to these buttons.
     case status([PredictButton])
     /// End the tracking session of an overlay that will not be shown.
-    case cancelTracking(IncomingOverlay, room: RoomKey, reason: OverlayManager.HideReason)
+    case cancelTracking(IncomingOverlay, room: RoomKey, reason: HideReason)
     /// Hide the timeline's dialogs on screen (`recall-overlay`).
     case recallDialogs(timelineId: String)
     /// Post a message into the timeline's dialogs on screen.
