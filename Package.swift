@@ -29,6 +29,11 @@ let package = Package(
     targets: [
         // A JSON value tree with a strict parser and a stable serializer.
         .target(name: "JSONValue"),
+        // eventfd and thread attributes for the runtime, which Glibc's module does not export.
+        .target(name: "CRuntimeShims"),
+        // The event loop (epoll, timers; the executor of every loop-pinned actor), the
+        // bookkeeping executor, withTimeout and the service group.
+        .target(name: "Runtime", dependencies: ["CRuntimeShims"]),
         // The local API: JSON-RPC 2.0 over JSON lines. Shared by the daemon, interactivectl and clients.
         .target(name: "IPCProtocol", dependencies: ["JSONValue"]),
         // The asynchronous client of the local API: calls, and an event stream that reconnects.
@@ -42,9 +47,12 @@ let package = Package(
         // OpenSSL 3 (libssl, libcrypto) from Debian's libssl-dev.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // C wrappers for the OpenSSL macros Swift cannot call.
-        .target(name: "CSocketIOShims", dependencies: ["COpenSSL"]),
-        // TCP/TLS → WebSocket → Engine.IO → Socket.IO client; no dependency on the daemon.
-        .target(name: "SocketIO", dependencies: ["JSONValue", "COpenSSL", "CSocketIOShims"]),
+        .target(name: "CNetworkShims", dependencies: ["COpenSSL"]),
+        // TCP connections, optionally under TLS, on the event loop; name resolution.
+        .target(name: "Network", dependencies: ["Runtime", "COpenSSL", "CNetworkShims"]),
+        .target(name: "CSocketIOShims"),
+        // WebSocket → Engine.IO → Socket.IO client over Network; no dependency on the daemon.
+        .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime", "COpenSSL", "CSocketIOShims"]),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",
@@ -67,6 +75,8 @@ let package = Package(
         .target(name: "FleetSimulation", dependencies: ["SocketIO", "InteractiveDaemon"], path: "Benchmarks/fleet/FleetSimulation"),
         .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"], path: "Benchmarks/fleet/fleet-sim"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "Runtime"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),

@@ -1,4 +1,5 @@
 import JSONValue
+import Network
 
 /// The wire protocol spoken with the server.
 public enum SocketIOProtocolVersion: String, Sendable, Equatable {

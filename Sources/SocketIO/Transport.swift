@@ -1,5 +1,6 @@
 import CSocketIOShims
 import Glibc
+import Network
 
 /// A connected TCP socket, optionally wrapped in TLS, driven by non-blocking I/O.
 ///
@@ -59,7 +60,12 @@ final class Transport: @unchecked Sendable {
         log: @escaping @Sendable (SocketIOLogLevel, String) -> Void
     ) async throws -> Transport {
         let deadline = ContinuousClock.now + timeout
-        let addresses = try await DNSResolver.resolve(host: host, port: port)
+        let addresses: [SocketAddress]
+        do {
+            addresses = try await DNSResolver.resolve(host: host, port: port)
+        } catch let error as NetworkError {
+            throw SocketIOError(error)
+        }
         var lastError: any Error = SocketIOError.connectFailed("no address for \(host)")
         if tls?.insecure == true {
             log(.warning, "TLS certificate verification is disabled for \(host) (insecure)")
@@ -70,13 +76,10 @@ final class Transport: @unchecked Sendable {
             guard remaining > .zero else { throw SocketIOError.timeout("connecting to \(host):\(port)") }
             let share = remaining / (addresses.count - index)
             do {
-                let session = try tls.map { options throws(SocketIOError) in
-                    try TLSSession(host: host, hostIsIP: hostIsIP, options: options)
-                }
                 let transport = try await connect(to: address, timeout: share)
-                if let session {
+                if let tls {
                     do {
-                        try await transport.startTLS(session)
+                        try await transport.startTLS(host: host, hostIsIP: hostIsIP, options: tls)
                     } catch {
                         transport.abort(error)
                         throw error
@@ -128,9 +131,14 @@ final class Transport: @unchecked Sendable {
         }
     }
 
-    private func startTLS(_ session: TLSSession) async throws {
+    private func startTLS(host: String, hostIsIP: Bool, options: TLSOptions) async throws {
         _ = try await operation { transport in
-            transport.tls = session
+            do throws(NetworkError) {
+                transport.tls = try TLSSession(host: host, hostIsIP: hostIsIP, options: options)
+            } catch {
+                transport.fail(SocketIOError(error))
+                return
+            }
             transport.continueHandshake()
         }
     }
@@ -475,6 +483,7 @@ final class Transport: @unchecked Sendable {
     /// Marks the transport failed, fails the pending read and closes the descriptor (once).
     private func fail(_ error: any Error) {
         guard failure == nil else { return }
+        let error = (error as? NetworkError).map(SocketIOError.init) ?? error
         failure = error
         onReadable = nil
         onWritable = nil

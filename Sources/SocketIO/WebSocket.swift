@@ -1,3 +1,5 @@
+import Network
+
 /// A complete WebSocket message.
 public enum WebSocketMessage: Sendable, Equatable {
     case text(String)

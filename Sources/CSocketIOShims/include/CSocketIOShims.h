@@ -1,17 +1,5 @@
 #ifndef CSOCKETIO_SHIMS_H
 #define CSOCKETIO_SHIMS_H
-#include <openssl/ssl.h>
-
-/// SSL_CTX_set_min_proto_version (a macro). Returns 1 on success.
-int sio_ssl_ctx_set_min_tls12(SSL_CTX *ctx);
-/// SSL_set_tlsext_host_name (a macro): the SNI host name. Returns 1 on success.
-int sio_ssl_set_sni(SSL *ssl, const char *host);
-/// SSL_CTX_set_mode (a macro) with partial writes and moving write buffers allowed.
-void sio_ssl_ctx_set_modes(SSL_CTX *ctx);
-/// Verification of the peer against `host`: a DNS name (SSL_set1_host) or an IP literal
-/// (X509_VERIFY_PARAM_set1_ip_asc). Returns 1 on success.
-int sio_ssl_set_verify_host(SSL *ssl, const char *host, int is_ip);
-
 /// epoll and eventfd (not exported by Swift's Glibc module; epoll_event is a packed union).
 /// Events are SIO_EV_* bits.
 enum {

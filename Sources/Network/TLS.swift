@@ -1,5 +1,5 @@
 import COpenSSL
-import CSocketIOShims
+import CNetworkShims
 
 /// TLS settings of a connection.
 public struct TLSOptions: Sendable, Equatable {
@@ -16,23 +16,23 @@ public struct TLSOptions: Sendable, Equatable {
 
 /// One client TLS session over memory BIOs: the transport moves ciphertext between the BIOs and
 /// the socket, so OpenSSL never touches the file descriptor (no SIGPIPE, no blocking).
-/// Used only on the reactor thread.
-final class TLSSession: @unchecked Sendable {
-    let ssl: OpaquePointer
+/// Owned by one `Connection` and used only on the event loop.
+package final class TLSSession {
+    package let ssl: OpaquePointer
     private let readBIO: OpaquePointer
     private let writeBIO: OpaquePointer
 
     /// Sets up verification against the system store plus `options.caFile`, SNI for DNS names and
     /// host name (or IP) verification unless `options.insecure`.
-    init(host: String, hostIsIP: Bool, options: TLSOptions) throws(SocketIOError) {
+    package init(host: String, hostIsIP: Bool, options: TLSOptions) throws(NetworkError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw .tlsFailed("cannot create a TLS context: \(TLSSession.drainErrors())")
         }
         defer { SSL_CTX_free(context) }
-        guard sio_ssl_ctx_set_min_tls12(context) == 1 else {
+        guard net_ssl_ctx_set_min_tls12(context) == 1 else {
             throw .tlsFailed("cannot require TLS 1.2: \(TLSSession.drainErrors())")
         }
-        sio_ssl_ctx_set_modes(context)
+        net_ssl_ctx_set_modes(context)
         if options.insecure {
             SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         } else {
@@ -58,10 +58,10 @@ final class TLSSession: @unchecked Sendable {
         self.ssl = ssl
         self.readBIO = readBIO
         self.writeBIO = writeBIO
-        if !hostIsIP, sio_ssl_set_sni(ssl, host) != 1 {
+        if !hostIsIP, net_ssl_set_sni(ssl, host) != 1 {
             throw .tlsFailed("cannot set the server name \(host): \(TLSSession.drainErrors())")
         }
-        if !options.insecure, sio_ssl_set_verify_host(ssl, host, hostIsIP ? 1 : 0) != 1 {
+        if !options.insecure, net_ssl_set_verify_host(ssl, host, hostIsIP ? 1 : 0) != 1 {
             throw .tlsFailed("cannot set the expected host \(host): \(TLSSession.drainErrors())")
         }
     }
@@ -69,13 +69,13 @@ final class TLSSession: @unchecked Sendable {
     deinit { SSL_free(ssl) }  // also frees both BIOs
 
     /// Feeds ciphertext received from the socket.
-    func feed(_ bytes: UnsafeRawBufferPointer) {
+    package func feed(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         _ = BIO_write(readBIO, base, Int32(bytes.count))
     }
 
     /// Takes the ciphertext OpenSSL produced, to be written to the socket.
-    func takeOutput(into out: inout [UInt8]) {
+    package func takeOutput(into out: inout [UInt8]) {
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while BIO_ctrl_pending(writeBIO) > 0 {
             let n = chunk.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
@@ -84,14 +84,14 @@ final class TLSSession: @unchecked Sendable {
         }
     }
 
-    enum Step {
+    package enum Step {
         case done(Int)
         case wantRead
         case closed
     }
 
     /// One SSL_do_handshake step.
-    func handshake() throws(SocketIOError) -> Step {
+    package func handshake() throws(NetworkError) -> Step {
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 { return .done(0) }
@@ -99,7 +99,7 @@ final class TLSSession: @unchecked Sendable {
     }
 
     /// One SSL_read into `buffer`.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketIOError) -> Step {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Step {
         ERR_clear_error()
         let result = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
         if result > 0 { return .done(Int(result)) }
@@ -107,7 +107,7 @@ final class TLSSession: @unchecked Sendable {
     }
 
     /// Encrypts `bytes` into the output BIO (a memory BIO takes everything).
-    func write(_ bytes: [UInt8]) throws(SocketIOError) {
+    package func write(_ bytes: [UInt8]) throws(NetworkError) {
         var offset = 0
         while offset < bytes.count {
             ERR_clear_error()
@@ -123,12 +123,12 @@ final class TLSSession: @unchecked Sendable {
     }
 
     /// Queues a close_notify alert.
-    func shutdown() {
+    package func shutdown() {
         ERR_clear_error()
         _ = SSL_shutdown(ssl)
     }
 
-    private func classify(_ result: Int32, during step: String) throws(SocketIOError) -> Step {
+    private func classify(_ result: Int32, during step: String) throws(NetworkError) -> Step {
         let error = SSL_get_error(ssl, result)
         switch error {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
@@ -148,7 +148,7 @@ final class TLSSession: @unchecked Sendable {
     }
 
     /// The OpenSSL error queue of this thread as text, emptied.
-    static func drainErrors() -> String {
+    package static func drainErrors() -> String {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()

@@ -1,13 +1,16 @@
 import Dispatch
+import Synchronization
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// One resolved socket address (IPv4 or IPv6), kept as raw `sockaddr` bytes.
-struct SocketAddress: Sendable, Equatable {
-    let family: Int32
-    let bytes: [UInt8]
+package struct SocketAddress: Sendable, Equatable {
+    package let family: Int32
+    package let bytes: [UInt8]
 
     /// Calls `body` with the address as a `sockaddr` pointer and its length (nil for no bytes).
-    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R? {
+    package func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R? {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return nil }
             return body(base.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
@@ -15,7 +18,7 @@ struct SocketAddress: Sendable, Equatable {
     }
 
     /// The numeric form, for log messages.
-    var description: String {
+    package var description: String {
         var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let ok = withSockAddr { address, length in
             getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0
@@ -25,17 +28,19 @@ struct SocketAddress: Sendable, Equatable {
     }
 }
 
-/// Host name resolution with getaddrinfo on a dedicated queue, so that the blocking call never
-/// occupies a thread of Swift's cooperative pool.
-enum DNSResolver {
-    private static let queue = DispatchQueue(label: "socketio.dns", attributes: .concurrent)
+/// Host name resolution. An IP literal is converted at once; a name is looked up with getaddrinfo
+/// on a Dispatch queue (its worker thread ends when idle), so that the blocking call never holds
+/// the event loop or a thread of Swift's cooperative pool.
+package enum DNSResolver {
+    private static let queue = DispatchQueue(label: "interactived.dns", attributes: .concurrent)
 
     /// IPv4 and IPv6 addresses of `host`, in the order getaddrinfo prefers. Cancellation returns
     /// at once with `CancellationError`; the lookup still finishes in the background.
-    static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
+    package static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
+        if let literal = numericAddress(host: host, port: port) { return [literal] }
         // The continuation is taken out under the lock and resumed outside it: resuming takes the
         // task's own lock, which cancellation holds while it calls `onCancel`.
-        let slot = Locked<CheckedContinuation<[SocketAddress], any Error>?>(nil)
+        let slot = Mutex<CheckedContinuation<[SocketAddress], any Error>?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[SocketAddress], any Error>) in
                 slot.withLock { $0 = continuation }
@@ -64,7 +69,7 @@ enum DNSResolver {
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0 else {
             let reason = String(cString: gai_strerror(status))
-            throw SocketIOError.dnsFailed(host: host, reason: reason)
+            throw NetworkError.resolveFailed(host: host, reason: reason)
         }
         defer { freeaddrinfo(list) }
         var addresses: [SocketAddress] = []
@@ -78,7 +83,27 @@ enum DNSResolver {
             }
             cursor = entry.pointee.ai_next
         }
-        guard !addresses.isEmpty else { throw SocketIOError.dnsFailed(host: host, reason: "no address") }
+        guard !addresses.isEmpty else { throw NetworkError.resolveFailed(host: host, reason: "no address") }
         return addresses
+    }
+
+    /// `host` as an IPv4 or IPv6 literal (brackets allowed), without a lookup; nil for a name.
+    package static func numericAddress(host: String, port: Int) -> SocketAddress? {
+        guard (0...65_535).contains(port) else { return nil }
+        var literal = host
+        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
+        var v4 = sockaddr_in()
+        if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = UInt16(port).bigEndian
+            return SocketAddress(family: AF_INET, bytes: withUnsafeBytes(of: v4) { Array($0) })
+        }
+        var v6 = sockaddr_in6()
+        if inet_pton(AF_INET6, literal, &v6.sin6_addr) == 1 {
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = UInt16(port).bigEndian
+            return SocketAddress(family: AF_INET6, bytes: withUnsafeBytes(of: v6) { Array($0) })
+        }
+        return nil
     }
 }

@@ -1,0 +1,247 @@
+import CRuntimeShims
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's one event loop: a thread waiting in epoll for the sockets registered with it,
+/// woken by an eventfd when work arrives, and running the timers of a heap.
+///
+/// It runs three kinds of work, in the order they were submitted: blocks (`execute`), timers
+/// (`schedule`), and jobs, as the `SerialExecutor` of every actor pinned to it and as a
+/// `TaskExecutor`. A socket's readiness, its read, the protocol decoding and the actor that
+/// decides what to do with it therefore all run on this one thread, without a hop.
+///
+/// Work on the loop must never block. What may block (SQLite) runs on `BookkeepingExecutor`.
+///
+/// `@unchecked Sendable`: `handlers` is touched only on the loop's thread (each access checks
+/// `preconditionInLoop`); everything else is immutable or inside a `Mutex`.
+public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
+    /// The loop every part of the daemon shares (its thread is named "interactived.loop").
+    public static let shared = EventLoop(name: "interactived.loop")
+
+    private enum Work {
+        case block(@Sendable () -> Void)
+        case job(UnownedJob)
+    }
+
+    private struct State {
+        var queue: [Work] = []
+        var timers = TimerHeap()
+        var nextTimerID: UInt64 = 0
+        /// The loop is in (or about to enter) `epoll_wait`, until this deadline (nil: no timer).
+        var asleep = false
+        var sleepingUntil: UInt64?
+        var wakeupPending = false
+
+    /// Whether the caller must write the eventfd for work arriving now (due at `deadline`, or
+    /// at once when nil): only when the loop sleeps past it and nobody has woken it yet.
+    mutating func takeWakeup(before deadline: UInt64?) -> Bool {
+        guard asleep, !wakeupPending else { return false }
+        if let deadline, let sleepingUntil, sleepingUntil <= deadline { return false }
+        wakeupPending = true
+        return true
+    }
+    }
+
+    private let state = Mutex(State())
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let time = LoopTime()
+    private let loopThread = Atomic<UInt>(0)
+    // Loop thread only.
+    private var handlers: [Int32: @Sendable (IOEvents) -> Void] = [:]
+
+    /// False when the loop's thread or its descriptors could not be created (the process is out
+    /// of resources): nothing submitted to it will run. The daemon checks it at start.
+    public var isRunning: Bool { running.load(ordering: .acquiring) }
+    private let running = Atomic<Bool>(false)
+
+    /// Starts a loop on a new thread named `name`.
+    public init(name: String) {
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = runtime_eventfd()
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = wakeFD
+        guard epollFD >= 0, wakeFD >= 0, epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else { return }
+        let started = Atomic<Bool>(false)
+        let created = DedicatedThread.start(name: name) { [self] in
+            loopThread.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
+            started.store(true, ordering: .releasing)
+            run()
+        }
+        // The loop's identity must be known before anyone asks `inLoop`.
+        while created && !started.load(ordering: .acquiring) { sched_yield() }
+        running.store(created, ordering: .releasing)
+    }
+
+    // MARK: Confinement
+
+    /// True on the loop's thread.
+    public var inLoop: Bool {
+        loopThread.load(ordering: .acquiring) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
+
+    /// Stops a debug build when called off the loop's thread.
+    @inlinable
+    public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inLoop, "must run on the event loop's thread", file: file, line: line)
+    }
+
+    /// Stops the process when called off the loop's thread, in every build. For the few places
+    /// where running elsewhere would corrupt state (the handler table).
+    public func preconditionInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inLoop, "must run on the event loop's thread", file: file, line: line)
+    }
+
+    /// Lets `assumeIsolated` and `preconditionIsolated` of an actor pinned to this loop succeed
+    /// on the loop's thread (in I/O handlers and timers, which are not jobs).
+    public func checkIsolated() {
+        preconditionInLoop()
+    }
+
+    // MARK: Work
+
+    /// Runs `work` on the loop after everything submitted before it. From any thread.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        submit(.block(work))
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        submit(.job(UnownedJob(job)))
+    }
+
+    private func submit(_ work: Work) {
+        let wake = state.withLock { state -> Bool in
+            state.queue.append(work)
+            return state.takeWakeup(before: nil)
+        }
+        if wake { signal() }
+    }
+
+    /// Runs `work` on the loop at `deadline` (at once if it has passed). From any thread.
+    @discardableResult
+    public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () -> Void) -> TimerID {
+        let nanoseconds = time.nanoseconds(at: deadline)
+        let (id, wake) = state.withLock { state -> (TimerID, Bool) in
+            state.nextTimerID &+= 1
+            let id = TimerID(value: state.nextTimerID)
+            state.timers.insert(TimerHeap.Timer(id: id, deadline: nanoseconds, work: work))
+            return (id, state.takeWakeup(before: nanoseconds))
+        }
+        if wake { signal() }
+        return id
+    }
+
+    /// Runs `work` on the loop after `delay`. From any thread.
+    @discardableResult
+    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> TimerID {
+        schedule(at: ContinuousClock.now.advanced(by: max(delay, .zero)), work)
+    }
+
+    /// Cancels a timer; nothing happens if it already ran. From any thread.
+    public func cancel(_ timer: TimerID) {
+        state.withLock { _ = $0.timers.remove(timer) }
+    }
+
+    /// The number of timers pending (for status and tests).
+    public var pendingTimers: Int { state.withLock { $0.timers.count } }
+
+    // MARK: I/O
+
+    /// Watches the non-blocking descriptor `fd` (edge-triggered, readable and writable);
+    /// `handler` runs on the loop with what epoll reported. Loop thread only.
+    public func register(_ fd: Int32, _ handler: @escaping @Sendable (IOEvents) -> Void) throws(EventLoopError) {
+        preconditionInLoop()
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+        event.data.fd = fd
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else {
+            throw EventLoopError(operation: "epoll_ctl(ADD)", errno: errno)
+        }
+        handlers[fd] = handler
+    }
+
+    /// Stops watching `fd`. Call before closing it. Loop thread only.
+    public func deregister(_ fd: Int32) {
+        preconditionInLoop()
+        guard handlers.removeValue(forKey: fd) != nil else { return }
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    // MARK: The loop
+
+    private func signal() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    private func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 128)
+        while true {
+            let now = time.now
+            let (work, due) = state.withLock { state -> ([Work], [TimerHeap.Timer]) in
+                let work = state.queue
+                state.queue.removeAll(keepingCapacity: true)
+                return (work, state.timers.popDue(now: now))
+            }
+            for item in work {
+                switch item {
+                case .block(let block): block()
+                case .job(let job): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                }
+            }
+            for timer in due { timer.work() }
+
+            // Wait for I/O until the nearest timer; only poll when more work arrived meanwhile.
+            let timeout = state.withLock { state -> Int32 in
+                if !state.queue.isEmpty { return 0 }
+                let earliest = state.timers.earliest
+                let now = time.now
+                if let earliest, earliest <= now { return 0 }
+                state.asleep = true
+                state.sleepingUntil = earliest
+                guard let earliest else { return -1 }
+                return Int32(min(60_000, (earliest - now + 999_999) / 1_000_000))
+            }
+            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout) }
+            let woken = state.withLock { state -> Bool in
+                defer {
+                    state.asleep = false
+                    state.sleepingUntil = nil
+                    state.wakeupPending = false
+                }
+                return state.wakeupPending
+            }
+            if woken {
+                var value: UInt64 = 0
+                _ = read(wakeFD, &value, 8)
+            }
+            guard count > 0 else { continue }
+            for index in 0..<Int(count) {
+                let fd = events[index].data.fd
+                guard fd != wakeFD, let handler = handlers[fd] else { continue }
+                handler(IOEvents(epoll: events[index].events))
+            }
+        }
+    }
+}
+
+/// A failure of the loop's own system calls.
+public struct EventLoopError: Error, CustomStringConvertible {
+    public let operation: String
+    public let errno: Int32
+    public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+}
+
+extension IOEvents {
+    init(epoll flags: UInt32) {
+        var events: IOEvents = []
+        if flags & EPOLLIN.rawValue != 0 { events.insert(.readable) }
+        if flags & EPOLLOUT.rawValue != 0 { events.insert(.writable) }
+        if flags & (EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { events.insert(.hangup) }
+        if flags & EPOLLERR.rawValue != 0 { events.insert(.error) }
+        self = events
+    }
+}

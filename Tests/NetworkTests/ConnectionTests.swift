@@ -1,0 +1,194 @@
+import Network
+import Runtime
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP listener on 127.0.0.1 whose accepted connections run `serve` on a plain thread.
+private final class LocalServer: Sendable {
+    let port: Int
+    private let fd: Int32
+
+    init(serve: @escaping @Sendable (Int32) -> Void) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw NetworkError.connectFailed("cannot listen: \(errno)") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = fd
+        PeerThread.detach {
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { return }
+                PeerThread.detach { serve(client) }
+            }
+        }
+    }
+
+    func stop() { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+}
+
+/// Just enough of a thread for the test peers (FoundationEssentials has none).
+private enum PeerThread {
+    private final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
+    static func detach(_ body: @escaping @Sendable () -> Void) {
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        _ = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
+            return nil
+        }, box)
+        pthread_detach(thread)
+    }
+}
+
+/// Echoes every byte until the peer closes.
+private func echo(_ fd: Int32) {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = read(fd, &buffer, buffer.count)
+        guard count > 0 else { break }
+        _ = write(fd, buffer, count)
+    }
+    close(fd)
+}
+
+/// Events of one connection, collected on the loop.
+private final class Recorder: Sendable {
+    private let state = Mutex<(bytes: [UInt8], closed: NetworkError??, drained: Int)>(([], nil, 0))
+    var bytes: [UInt8] { state.withLock { $0.bytes } }
+    var closed: NetworkError?? { state.withLock { $0.closed } }
+    var drained: Int { state.withLock { $0.drained } }
+
+    func record(_ event: Connection.Event) {
+        state.withLock { state in
+            switch event {
+            case .received(let bytes): state.bytes += bytes
+            case .drained: state.drained += 1
+            case .closed(let error): state.closed = .some(error)
+            }
+        }
+    }
+
+    /// Polls the loop until `condition` holds (bounded: 10 s).
+    func wait(until condition: @Sendable (Recorder) -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !condition(self) {
+            guard ContinuousClock.now < deadline else { throw NetworkError.timeout("test condition") }
+            try await EventLoop.shared.sleep(for: .milliseconds(2))
+        }
+    }
+}
+
+/// The tests' owner of a connection: an actor pinned to the loop, as the daemon's are.
+private actor Owner {
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+    let connection: Connection
+    init(_ connection: Connection) { self.connection = connection }
+    func start(_ recorder: Recorder) { connection.start { recorder.record($0) } }
+    func write(_ bytes: [UInt8]) { connection.write(bytes) }
+    func setReading(_ on: Bool) { connection.setReading(on) }
+    func close(linger: Duration = .seconds(2)) { connection.close(linger: linger) }
+    func drain() { connection.notifyWhenDrained() }
+}
+
+@Suite struct ConnectionTests {
+    @Test func echoesBytesAndClosesInOrder() async throws {
+        let server = try LocalServer(serve: echo)
+        defer { server.stop() }
+        let owner = Owner(try await Connection.connect(host: "127.0.0.1", port: server.port, tls: nil, timeout: .seconds(5)))
+        let recorder = Recorder()
+        await owner.start(recorder)
+        let message = Array("hello, loop".utf8)
+        await owner.write(message)
+        await owner.drain()
+        try await recorder.wait { $0.bytes.count >= message.count }
+        #expect(recorder.bytes == message)
+        #expect(recorder.drained == 1)
+        // The echo peer never closes first: the connection ends when the linger does, cleanly.
+        await owner.close(linger: .milliseconds(50))
+        try await recorder.wait { $0.closed != nil }
+        #expect(recorder.closed == .some(nil), "an orderly close reports no error")
+    }
+
+    @Test func reportsThePeersEndOfStream() async throws {
+        let server = try LocalServer { fd in
+            let bytes: [UInt8] = [1, 2, 3]
+            _ = write(fd, bytes, bytes.count)
+            close(fd)
+        }
+        defer { server.stop() }
+        let owner = Owner(try await Connection.connect(host: "localhost", port: server.port, tls: nil, timeout: .seconds(5)))
+        let recorder = Recorder()
+        await owner.start(recorder)
+        try await recorder.wait { $0.closed != nil }
+        #expect(recorder.bytes == [1, 2, 3])
+        #expect(recorder.closed == .some(nil))
+    }
+
+    @Test func readsNothingWhileReadingIsOff() async throws {
+        let server = try LocalServer(serve: echo)
+        defer { server.stop() }
+        let owner = Owner(try await Connection.connect(host: "127.0.0.1", port: server.port, tls: nil, timeout: .seconds(5)))
+        let recorder = Recorder()
+        await owner.setReading(false)
+        await owner.start(recorder)
+        await owner.write([42])
+        try await EventLoop.shared.sleep(for: .milliseconds(100))
+        #expect(recorder.bytes.isEmpty)
+        await owner.setReading(true)
+        try await recorder.wait { !$0.bytes.isEmpty }
+        #expect(recorder.bytes == [42])
+        await owner.close()
+    }
+
+    @Test func aRefusedPortFailsWithConnectFailed() async throws {
+        let server = try LocalServer(serve: echo)
+        let port = server.port
+        server.stop()
+        await #expect(throws: NetworkError.self) {
+            _ = try await Connection.connect(host: "127.0.0.1", port: port, tls: nil, timeout: .seconds(5))
+        }
+    }
+
+    @Test func aCancelledConnectEndsAtOnce() async throws {
+        // A TLS handshake with a peer that never answers: only cancellation ends it early.
+        let server = try LocalServer { fd in
+            var byte: UInt8 = 0
+            _ = read(fd, &byte, 1)
+            sleep(30)
+            close(fd)
+        }
+        defer { server.stop() }
+        let start = ContinuousClock.now
+        let attempt = Task {
+            try await Connection.connect(host: "127.0.0.1", port: server.port, tls: TLSOptions(), timeout: .seconds(60))
+        }
+        try await EventLoop.shared.sleep(for: .milliseconds(50))
+        attempt.cancel()
+        await #expect(throws: (any Error).self) { _ = try await attempt.value }
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test func aStalledHandshakeTimesOut() async throws {
+        let server = try LocalServer { fd in
+            sleep(5)
+            close(fd)
+        }
+        defer { server.stop() }
+        await #expect(throws: NetworkError.timeout("TLS handshake with 127.0.0.1")) {
+            _ = try await Connection.connect(host: "127.0.0.1", port: server.port, tls: TLSOptions(), timeout: .milliseconds(200))
+        }
+    }
+}

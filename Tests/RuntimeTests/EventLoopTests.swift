@@ -1,0 +1,119 @@
+import Runtime
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An actor pinned to the loop, as the daemon's managers are.
+private actor PinnedCounter {
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+    private(set) var values: [Int] = []
+    func append(_ value: Int) { values.append(value) }
+    func runsOnLoop() -> Bool { EventLoop.shared.inLoop }
+}
+
+@Suite struct EventLoopTests {
+    let loop = EventLoop.shared
+
+    @Test func runsBlocksInSubmissionOrderOnItsThread() async {
+        let order = Mutex<[Int]>([])
+        let onLoop = Mutex(true)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for value in 0..<100 {
+                loop.execute { [loop] in
+                    onLoop.withLock { $0 = $0 && loop.inLoop }
+                    order.withLock { $0.append(value) }
+                    if value == 99 { done.resume() }
+                }
+            }
+        }
+        #expect(order.withLock { $0 } == Array(0..<100))
+        #expect(onLoop.withLock { $0 })
+        #expect(!loop.inLoop)
+    }
+
+    @Test func pinnedActorsRunOnTheLoopAndIOHandlersCanAssumeTheirIsolation() async {
+        let counter = PinnedCounter()
+        #expect(await counter.runsOnLoop())
+        let isolated = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            loop.execute {
+                counter.assumeIsolated { $0.append(7) }
+                done.resume(returning: true)
+            }
+        }
+        #expect(isolated)
+        #expect(await counter.values == [7])
+    }
+
+    @Test func timersFireInDeadlineOrderAndCancelledOnesNever() async {
+        let fired = Mutex<[Int]>([])
+        let start = ContinuousClock.now
+        let cancelled = loop.schedule(at: start.advanced(by: .milliseconds(5))) { fired.withLock { $0.append(-1) } }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.schedule(at: start.advanced(by: .milliseconds(20))) {
+                fired.withLock { $0.append(2) }
+                done.resume()
+            }
+            loop.schedule(at: start.advanced(by: .milliseconds(10))) { fired.withLock { $0.append(1) } }
+            loop.schedule(at: start) { fired.withLock { $0.append(0) } }
+            loop.cancel(cancelled)
+        }
+        #expect(fired.withLock { $0 } == [0, 1, 2])
+        #expect(ContinuousClock.now - start >= .milliseconds(20))
+    }
+
+    @Test func reportsReadinessOfARegisteredDescriptor() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds) == 0)
+        defer { close(fds[1]) }
+        let reader = fds[0]
+        let received = await withCheckedContinuation { (done: CheckedContinuation<[UInt8], Never>) in
+            let once = Mutex(false)
+            loop.execute { [loop] in
+                do {
+                    try loop.register(reader) { events in
+                        guard events.contains(.readable) else { return }
+                        var buffer = [UInt8](repeating: 0, count: 16)
+                        let count = read(reader, &buffer, buffer.count)
+                        guard count > 0, !once.withLock({ $0 }) else { return }
+                        once.withLock { $0 = true }
+                        loop.deregister(reader)
+                        close(reader)
+                        done.resume(returning: Array(buffer.prefix(count)))
+                    }
+                } catch {
+                    done.resume(returning: [])
+                }
+            }
+            var bytes: [UInt8] = [104, 105]
+            _ = write(fds[1], &bytes, 2)
+        }
+        #expect(received == [104, 105])
+    }
+
+    @Test func sleepEndsEarlyWhenItsTaskIsCancelled() async {
+        let start = ContinuousClock.now
+        let task = Task { try await loop.sleep(for: .seconds(30)) }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(loop.pendingTimers < 1000)
+    }
+
+    @Test func withTimeoutCancelsAnOperationThatOverruns() async throws {
+        let sawCancellation = Mutex(false)
+        await #expect(throws: TimeoutError.self) {
+            try await withTimeout(.milliseconds(10), "waiting for nothing") {
+                do {
+                    try await EventLoop.shared.sleep(for: .seconds(30))
+                } catch {
+                    sawCancellation.withLock { $0 = true }
+                    throw error
+                }
+            }
+        }
+        #expect(sawCancellation.withLock { $0 })
+        #expect(try await withTimeout(.seconds(30), "adding") { 2 + 2 } == 4)
+    }
+}
