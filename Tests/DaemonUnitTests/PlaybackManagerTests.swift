@@ -51,6 +51,9 @@ import Testing
         let service = StandInService()
         let manager = await PlaybackManager(bus: bus, log: Logger(target: .stderr, minimumPriority: .error), service: service,
                                             settings: { Self.settings })
+        // The manager runs as the daemon's service group runs it, for the length of the test.
+        let running = Task { await manager.run() }
+        defer { running.cancel() }
         await manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
         let reply = try await manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
         #expect(reply["state"] == "loading")

@@ -1,5 +1,6 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
 /// The answer flow (BACKEND.md, Answer flow): login, fanclub, VIP, bet confirmation, then
 /// `POST /api/actions`; one `answer.result` per attempt, one successful answer per timeline.
@@ -129,7 +130,7 @@ extension OverlayManager {
         // One sleeping task per confirmation asked (rare: a bet overlay answered), so that nobody
         // waits forever for a viewer who walked away.
         work.start { [weak self] in
-            guard (try? await Task.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
+            guard (try? await EventLoop.shared.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
             await self?.expireConfirmations()
         }
         await bus.publish(EventType.answerConfirm, [

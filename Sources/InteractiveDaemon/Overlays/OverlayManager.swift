@@ -1,11 +1,15 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
 /// Owns what is on screen: a thin shell around `ScreenCore` (which overlays are shown, replaced,
 /// recalled, expired and hidden, the players' reports and the web bridge) that performs what it
 /// decides (events, tracking, logs, the expiry timer), in the order decided; and the answer flow
 /// (OverlayManager+Answer.swift). `run()` owns its background work (the expiry timer, answer flows).
 actor OverlayManager {
+    /// Pinned to the event loop: the display path runs on one thread, without a hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     let bus: EventBus
     let store: Store
     let log: Logger
@@ -213,7 +217,7 @@ actor OverlayManager {
         case .armTimer(let target):
             let generation = core.timerArmed(at: target)
             work.start { [weak self] in
-                guard (try? await Task.sleep(until: target, clock: .continuous)) != nil else { return }
+                guard (try? await EventLoop.shared.sleep(until: target)) != nil else { return }
                 await self?.expiryTimerFired(generation)
             }
         case .keptOffScreen(let overlay, let room, let reason):

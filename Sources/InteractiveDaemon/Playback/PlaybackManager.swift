@@ -1,10 +1,15 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
 /// The playback actor: a thin shell around `PlaybackCore` that feeds it the methods, the
 /// session and the results of play requests, and performs what it decides (events, requests,
-/// replies, logs). Control role only; see IPC.md, Playback tickets.
+/// replies, logs). Control role only; see IPC.md, Playback tickets. `run()` owns the play
+/// requests under way.
 actor PlaybackManager {
+    /// Pinned to the event loop: the display path runs on one thread, without a hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     private var core: PlaybackCore
     private let bus: EventBus
     private let log: Logger
@@ -13,6 +18,8 @@ actor PlaybackManager {
     private let clock: @Sendable () -> Int64
     /// The viewer's session token. Secret: never logged.
     private var token: String?
+    /// The play requests under way, run as child tasks of `run()`.
+    private let work = ChildTasks()
 
     /// `settings` is read at every request (so `config.set` applies to the next one); `clock`
     /// is the wall clock in milliseconds that tickets expire by.
@@ -25,6 +32,11 @@ actor PlaybackManager {
         self.clock = clock
         core = PlaybackCore(loggedIn: false)
         await bus.setStatus("playback", PlaybackEventData.status(core))
+    }
+
+    /// Runs the play requests until cancelled.
+    func run() async {
+        await work.run()
     }
 
     /// `playback.start`.
@@ -92,7 +104,7 @@ actor PlaybackManager {
         return try reply.get()
     }
 
-    /// Sends a play request in a task of its own: it outlives the method that caused it
+    /// Sends a play request in a task of its own (a child of `run()`): it outlives the method that caused it
     /// (`playback.start` replies with the first state at once; events tell the rest), and its
     /// result comes back to the core as `.fetched`.
     private func send(_ request: PlayRequest) async {
@@ -102,7 +114,7 @@ actor PlaybackManager {
         log.info("Requesting play tickets", fields(request.episode))
         let service = self.service
         let log = self.log
-        Task {
+        work.start {
             let result = await service.fetchTickets(request, from: endpoint)
             if let failure = Self.failure(result) {
                 log.warning("Play request failed: \(failure)", Self.episodeFields(request.episode))

@@ -1,5 +1,6 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
 /// Predict (typeTimeline 3) and lucky (5) timelines: a thin shell around `PredictCore` that
 /// feeds it what the backend and the players say and performs what it decides: the button
@@ -9,6 +10,9 @@ import JSONValue
 /// comes back as UPDATE_NUMBER_LUCKY there. `run()` owns its background work (the store writes
 /// and the fade timer).
 actor PredictManager {
+    /// Pinned to the event loop: the display path runs on one thread, without a hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     private var core = PredictCore()
     private let bus: EventBus
     private let store: Store
@@ -132,7 +136,7 @@ actor PredictManager {
         guard let deadline else { return }
         let generation = timerGeneration
         work.start { [weak self] in
-            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+            guard (try? await EventLoop.shared.sleep(until: deadline)) != nil else { return }
             await self?.timerFired(generation)
         }
     }

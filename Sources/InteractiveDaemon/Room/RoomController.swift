@@ -1,5 +1,6 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 import SocketIO
 
 /// The orchestrator: owns the viewer session, the room and its state machine (none → joining →
@@ -7,6 +8,9 @@ import SocketIO
 /// overlay and predict managers. Live specifics are in RoomController+Live.swift, VOD in
 /// RoomController+VOD.swift.
 actor RoomController {
+    /// Pinned to the event loop: the display path runs on one thread, without a hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     let bus: EventBus
     let log: Logger
     let store: Store
@@ -196,7 +200,7 @@ actor RoomController {
         await withTaskGroup(of: Void.self) { group in
             if let timeoutMs {
                 group.addTask {
-                    guard (try? await Task.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
+                    guard (try? await EventLoop.shared.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
                     await self.wakeWaiter(id)
                 }
             }

@@ -1,4 +1,5 @@
 import JSONValue
+import Runtime
 import Synchronization
 
 /// Measures each live overlay's life and reports it with `emit-ack` (BACKEND.md "emit-ack
@@ -9,10 +10,11 @@ import Synchronization
 /// Callers never wait for the network: a stage is recorded and its ack queued at once, and
 /// one delivery lane per session sends the session's acks in order. The overlay pipeline does
 /// not even wait for that: it records events on `feed`, handled here in order by `run()`, which
-/// also owns the delivery lanes, the store writer and the timers. Everything runs on the
-/// bookkeeping thread, shared with the store (`BackgroundExecutor`).
+/// also owns the delivery lanes, the store writer and the timers. It runs on the bookkeeping
+/// thread (nice +10), shared with the store, off the display path; the overlay pipeline reaches
+/// it only by messages (the feed).
 actor TrackingService {
-    nonisolated var unownedExecutor: UnownedSerialExecutor { BackgroundExecutor.bookkeeping.asUnownedSerialExecutor() }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { BookkeepingExecutor.shared.asUnownedSerialExecutor() }
 
     /// Where the overlay pipeline records what happens to overlays.
     nonisolated let feed: TrackingFeed
@@ -126,7 +128,7 @@ actor TrackingService {
         nextDrainWaiter += 1
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                guard (try? await Task.sleep(for: limit)) != nil else { return }
+                guard (try? await EventLoop.shared.sleep(for: limit)) != nil else { return }
                 await self.endDrain(id)
             }
             await withCheckedContinuation { drainWaiters[id] = $0 }
@@ -177,7 +179,7 @@ actor TrackingService {
             case .armRenderTimer(let target):
                 let generation = book.renderTimerArmed(at: target)
                 work.start {
-                    guard (try? await Task.sleep(until: target, clock: .continuous)) != nil else { return }
+                    guard (try? await EventLoop.shared.sleep(until: target)) != nil else { return }
                     await self.renderTimerFired(generation)
                 }
             case .log(let line):
@@ -298,7 +300,7 @@ actor TrackingService {
         retryTimerArmed = true
         // One sleeping task at a time, and only while the store refuses writes.
         work.start {
-            guard (try? await Task.sleep(for: TrackingService.storeRetryInterval)) != nil else { return }
+            guard (try? await EventLoop.shared.sleep(for: TrackingService.storeRetryInterval)) != nil else { return }
             await self.retryFailedWrites()
         }
     }
