@@ -30,7 +30,7 @@ extension RoomController {
         current.error = nil
         await setRoom(current)
         if let socket, LiveSocketSettings(settings) == socketSettings {
-            joinSentOnSocket = nil
+            core.rejoinNeeded()
             await socket.reconnectNow()
         } else {
             await closeSocket()
@@ -48,7 +48,7 @@ extension RoomController {
             try? await socket.emit("leave-room", [["mediaId": .string(current.mediaId), "userId": JSONValue(session.userId)]],
                                    whenDisconnected: .fail)
         }
-        joinSentOnSocket = nil
+        core.rejoinNeeded()
         guard !keepSocket else { return }
         await tracking.drain(within: Self.ackDrainLimit)
         await closeSocket()
@@ -94,12 +94,9 @@ extension RoomController {
         if let socket { await socket.disconnect() }
         socket = nil
         socketSettings = nil
-        socketId = nil
-        socketEverConnected = false
-        joinSentOnSocket = nil
-        backendOutage.reset()
+        core.connectionClosed()
         statusGate.reset()
-        await publishConnection(["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil])
+        await publishConnection(.idle)
     }
 
     private func credentials(_ wanted: LiveSocketSettings) -> SocketIOCredentials { wanted.credentials(for: session) }
@@ -107,96 +104,58 @@ extension RoomController {
     // MARK: Connection states
 
     private func socketStateChanged(_ state: SocketIOConnectionState, generation: Int) async {
-        guard generation == socketGeneration else { return }
+        guard generation == socketGeneration, let event = Self.linkEvent(state) else { return }
+        await perform(core.link(event, now: .now))
+    }
+
+    /// The Socket.IO client's state as the room core takes it; nil for `idle`.
+    static func linkEvent(_ state: SocketIOConnectionState) -> BackendLinkEvent? {
         switch state {
-        case .idle:
-            return
-        case .connecting(let attempt):
-            // After a connection was up, a new attempt means it was lost (an immediate retry
-            // skips the reconnecting state).
-            let wasConnected = socketId != nil
-            if wasConnected {
-                await connectionLost()
-                logFailure(backendOutage.lost(at: .now), "connection lost", retry: attempt, in: .zero)
-            }
-            let state = wasConnected || socketEverConnected ? "reconnecting" : "connecting"
-            await publishConnection(["state": .string(state), "attempt": .number(Double(attempt)), "retryInMs": 0,
-                                     "error": wasConnected ? "connection lost" : nil])
-        case .connected(let id):
-            socketId = id
-            socketEverConnected = true
-            if let outage = backendOutage.connected(at: .now) {
-                log.info("Backend connection back after \(BackendOutage.seconds(outage.duration)) (\(outage.failures) failed attempts); socket \(id)",
-                         ["INTERACTIVE_SOCKET_ID": id, "INTERACTIVE_OUTAGE_MS": String(BackendOutage.milliseconds(outage.duration))],
-                         id: .backendRestored)
-            } else {
-                log.notice("Connected to the backend; socket \(id)", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
-            }
-            await publishConnection(["state": "connected", "attempt": 0, "retryInMs": nil, "error": nil, "socketId": .string(id)])
-            await overlays.setContext(roomContext)
-            if let socket { await tracking.setTransport(LiveAckTransport(socket: socket)) }
-            sendJoin()
+        case .idle: return nil
+        case .connecting(let attempt): return .connecting(attempt: attempt)
+        case .connected(let id): return .connected(socketId: id)
         case .reconnecting(let attempt, let retryIn, let error):
-            await connectionLost()
-            logFailure(backendOutage.attemptFailed(at: .now), error.description, retry: attempt, in: retryIn)
-            await publishConnection(["state": "reconnecting", "attempt": .number(Double(attempt)),
-                                     "retryInMs": .number(Double(BackendOutage.milliseconds(retryIn))),
-                                     "error": .string(PeerText.clipped(error.description))])
+            return .reconnecting(attempt: attempt, retryIn: retryIn, error: error.description)
+        case .refused(let error): return .refused(error: error.description)
+        case .disconnected(let error): return .disconnected(error: error.description, byClient: error == .disconnectedByClient)
+        }
+    }
+
+    /// Writes a log line the room core asked for.
+    func write(_ line: RoomLogLine) {
+        switch line {
+        case .connected(let id, let outage?, let failures):
+            log.info("Backend connection back after \(BackendOutage.seconds(outage)) (\(failures) failed attempts); socket \(id)",
+                     ["INTERACTIVE_SOCKET_ID": id, "INTERACTIVE_OUTAGE_MS": String(BackendOutage.milliseconds(outage))],
+                     id: .backendRestored)
+        case .connected(let id, nil, _):
+            log.notice("Connected to the backend; socket \(id)", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
+        case .failure(let decision, let reason, let attempt, let delay, let everConnected):
+            let retry = "attempt \(attempt) in \(BackendOutage.seconds(delay))"
+            switch decision {
+            case .outageBegins:
+                let what = everConnected ? "Backend connection lost" : "Backend unreachable"
+                log.warning("\(what): \(reason); reconnecting (\(retry); later attempts are logged at debug level)",
+                            id: .backendDisconnected)
+            case .stillOut(let failures):
+                log.debug("Backend still unreachable after \(failures) failed attempts: \(reason); \(retry)")
+            }
         case .refused(let error):
-            await connectionLost()
-            backendOutage.reset()
             log.error("The backend refused the connection: \(error)", id: .backendDisconnected)
-            await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(PeerText.clipped(error.description))])
-            await failRoom(.daemon(.backendRefused, "the backend refused the connection: \(error)"))
-        case .disconnected(let error):
-            await connectionLost()
-            backendOutage.reset()
-            guard error != .disconnectedByClient else { return }
+        case .ended(let error):
             log.error("The backend ended the connection: \(error)", id: .backendDisconnected)
-            await publishConnection(["state": "disconnected", "attempt": 0, "retryInMs": nil, "error": .string(PeerText.clipped(error.description))])
-            await failRoom(.daemon(.backendUnreachable, "the backend ended the connection: \(error)"))
+        case .joinNotAcked(let mediaId):
+            log.warning("The backend did not ack join-room within 5 s; taking the room as joined", ["INTERACTIVE_MEDIA_ID": mediaId])
+        case .joined(let mediaId):
+            log.notice("Room \(mediaId) (live) joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
         }
-    }
-
-    /// One warning when an outage begins; the attempts after it at debug.
-    private func logFailure(_ decision: BackendOutage.FailureLog, _ reason: String, retry attempt: Int, in delay: Duration) {
-        let retry = "attempt \(attempt) in \(BackendOutage.seconds(delay))"
-        switch decision {
-        case .outageBegins:
-            let what = socketEverConnected ? "Backend connection lost" : "Backend unreachable"
-            log.warning("\(what): \(reason); reconnecting (\(retry); later attempts are logged at debug level)",
-                        id: .backendDisconnected)
-        case .stillOut(let failures):
-            log.debug("Backend still unreachable after \(failures) failed attempts: \(reason); \(retry)")
-        }
-    }
-
-    /// The connection is gone: a joined room goes back to joining; overlays stay.
-    private func connectionLost() async {
-        await tracking.setTransport(nil)
-        socketId = nil
-        joinSentOnSocket = nil
-        await overlays.setContext(roomContext)
-        if var current = room, current.mode == .live, current.state == .joined {
-            current.state = .joining
-            await setRoom(current)
-        }
-    }
-
-    private func failRoom(_ error: RPCError) async {
-        guard var current = room, current.mode == .live, current.isActive else { return }
-        current.state = .error
-        current.error = error
-        await setRoom(current)
     }
 
     // MARK: join-room
 
     /// Sends join-room once per connection (after CONNECT succeeded); the ack makes the room joined.
     func sendJoin() {
-        guard let socket, let socketId, let current = room, current.mode == .live, current.isActive,
-              joinSentOnSocket != socketId else { return }
-        joinSentOnSocket = socketId
+        guard let socket, let current = room, let socketId = core.joinToSend() else { return }
         let payload: JSONValue = [
             "mediaId": .string(current.mediaId), "userId": JSONValue(session.userId),
             "displayName": JSONValue(session.displayName), "os": JSONValue(settings.os),
@@ -218,15 +177,8 @@ extension RoomController {
     }
 
     private func joinAcknowledged(mediaId: String, socketId: String, acked: Bool, generation: Int) async {
-        guard generation == socketGeneration, self.socketId == socketId, var current = room, current.mediaId == mediaId,
-              current.mode == .live, current.state == .joining else { return }
-        if !acked {
-            log.warning("The backend did not ack join-room within 5 s; taking the room as joined", ["INTERACTIVE_MEDIA_ID": mediaId])
-        }
-        current.state = .joined
-        current.error = nil
-        await setRoom(current)
-        log.notice("Room \(mediaId) (live) joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
+        guard generation == socketGeneration else { return }
+        await perform(core.joinAcknowledged(mediaId: mediaId, socketId: socketId, acked: acked))
     }
 
     /// Requests the backend's answered timelines for this viewer (so they are not shown again),
@@ -333,7 +285,7 @@ extension RoomController {
             // Sent with or without a tracking id: the lock is the timeline's, not tracking's.
             try? await socket.emit("receive-message", [[
                 "trackingId": JSONValue(overlay.trackingId), "timelineId": .string(overlay.timelineId),
-                "mediaId": .string(room.mediaId), "socketId": JSONValue(socketId), "receivedAt": .number(Double(receivedAt)),
+                "mediaId": .string(room.mediaId), "socketId": JSONValue(core.socketId), "receivedAt": .number(Double(receivedAt)),
             ]])
         }
         return .overlay(overlay, receivedAt: receivedAt, room: RoomKey(mediaId: room.mediaId, mode: .live))
