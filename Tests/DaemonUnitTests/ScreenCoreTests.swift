@@ -34,8 +34,8 @@ import Testing
     static func core(_ context: RoomContext = context()) -> ScreenCore {
         var core = ScreenCore(idPrefix: "abc")
         var effects: [ScreenEffect] = []
-        core.setContext(context, into: &effects)
-        core.answeredLoaded([], viewer: context.session.answeredBucket, mediaId: context.mediaId)
+        core.setContext(context, nowMs: nowMs, now: t0, into: &effects)
+        core.answeredLoaded([], viewer: context.session.answeredBucket, mediaId: context.mediaId, nowMs: nowMs, now: t0, into: &effects)
         return core
     }
 
@@ -84,37 +84,96 @@ import Testing
     @Test func aNewMediaOrViewerReloadsTheAnsweredTimelines() {
         var core = ScreenCore(idPrefix: "abc")
         var effects: [ScreenEffect] = []
-        core.setContext(Self.context(), into: &effects)
+        core.setContext(Self.context(), nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(effects == [.loadAnswered(viewer: "user:alice", mediaId: "m1")])
         effects = []
         var sameRoom = Self.context()
         sameRoom.fanclub = false
-        core.setContext(sameRoom, into: &effects)
+        core.setContext(sameRoom, nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(effects.isEmpty)
-        core.setContext(Self.context(session: .anonymous), into: &effects)
+        core.setContext(Self.context(session: .anonymous), nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(effects == [.loadAnswered(viewer: "anonymous", mediaId: "m1")])
     }
 
     @Test func answeredTimelinesOfAnotherViewerOrMediaAreNotTaken() {
-        var core = Self.core()
-        core.answeredLoaded(["q1"], viewer: "user:bob", mediaId: "m1")
-        core.answeredLoaded(["q2"], viewer: "user:alice", mediaId: "m2")
+        var core = ScreenCore(idPrefix: "abc")
+        var effects: [ScreenEffect] = []
+        core.setContext(Self.context(), nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        core.answeredLoaded(["q1"], viewer: "user:bob", mediaId: "m1", nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        core.answeredLoaded(["q2"], viewer: "user:alice", mediaId: "m2", nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(core.answered.isEmpty)
-        core.answeredLoaded(["q3"], viewer: "user:alice", mediaId: "m1")
+        #expect(core.answeredPending != nil)
+        core.answeredLoaded(["q3"], viewer: "user:alice", mediaId: "m1", nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(core.answered == ["q3"])
+        #expect(core.answeredPending == nil)
         core.addAnswered(["q4"])
         core.markAnswered("q5")
         #expect(core.answered == ["q3", "q4", "q5"])
-        // A failed read leaves none known.
-        core.answeredLoaded(nil, viewer: "user:alice", mediaId: "m1")
+        // A late second reply of the same read changes nothing.
+        core.answeredLoaded([], viewer: "user:alice", mediaId: "m1", nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        #expect(core.answered == ["q3", "q4", "q5"])
+    }
+
+    @Test func aFailedReadLeavesNoneKnown() {
+        var core = ScreenCore(idPrefix: "abc")
+        var effects: [ScreenEffect] = []
+        core.setContext(Self.context(), nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        core.answeredLoaded(nil, viewer: "user:alice", mediaId: "m1", nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(core.answered.isEmpty)
+        #expect(core.answeredPending == nil)
+    }
+
+    @Test func minigamesWaitForTheAnsweredTimelinesAndAreOfferedInOrderOnceRead() throws {
+        var core = ScreenCore(idPrefix: "abc")
+        var effects: [ScreenEffect] = []
+        core.setContext(Self.context(), nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        let (first, held1) = Self.offer(&core, try Self.overlay("q1", trackingId: "t1"))
+        let (second, held2) = Self.offer(&core, try Self.overlay("q2", trackingId: "t2"))
+        #expect(first == nil && second == nil)
+        #expect(held1.isEmpty && held2.isEmpty)
+        #expect(core.heldOfferCount == 2)
+        effects = []
+        core.answeredLoaded(["q1"], viewer: "user:alice", mediaId: "m1", nowMs: Self.nowMs + 7, now: Self.t0, into: &effects)
+        // q1 was answered before: kept off screen; q2 is shown.
+        #expect(Self.keptOff(effects) == ["already_interacted"])
+        #expect(Self.shown(effects).count == 1)
+        #expect(core.screen.map(\.timelineId) == ["q2"])
+        #expect(Self.tracked(effects).first == .received(trackingId: "t1", timelineId: "q1", overlayType: "minigame",
+                                                         emitTimestamp: nil, durationSec: 0, receivedAt: Self.nowMs))
+        #expect(core.heldOfferCount == 0)
+    }
+
+    @Test func tooManyWaitingMinigamesStopTheWait() throws {
+        var core = ScreenCore(idPrefix: "abc")
+        var effects: [ScreenEffect] = []
+        core.setContext(Self.context(), nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        for index in 0..<ScreenCore.maxHeldOffers { _ = Self.offer(&core, try Self.overlay("q\(index)")) }
+        #expect(core.heldOfferCount == ScreenCore.maxHeldOffers)
+        let (_, released) = Self.offer(&core, try Self.overlay("last"))
+        #expect(core.heldOfferCount == 0)
+        #expect(core.answeredPending == nil)
+        // Each replaced the one before: every one was shown once.
+        #expect(Self.shown(released).count == ScreenCore.maxHeldOffers + 1)
+        #expect(core.screen.map(\.timelineId) == ["last"])
+    }
+
+    @Test func leavingWhileMinigamesWaitKeepsThemOffScreen() throws {
+        var core = ScreenCore(idPrefix: "abc")
+        var effects: [ScreenEffect] = []
+        core.setContext(Self.context(), nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        _ = Self.offer(&core, try Self.overlay("q1", trackingId: "t1"))
+        effects = []
+        core.removeAll(into: &effects)
+        core.setContext(nil, nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        #expect(Self.keptOff(effects) == ["remove_all_view"])
+        #expect(core.heldOfferCount == 0)
     }
 
     @Test func noContextForgetsTheAnsweredTimelines() {
         var core = Self.core()
         core.addAnswered(["q1"])
         var effects: [ScreenEffect] = []
-        core.setContext(nil, into: &effects)
+        core.setContext(nil, nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(core.answered.isEmpty)
         #expect(effects.isEmpty)
     }

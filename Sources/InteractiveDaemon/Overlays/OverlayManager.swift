@@ -44,7 +44,13 @@ actor OverlayManager {
     /// The room the overlays belong to. A new media or viewer reloads the answered timelines.
     func setContext(_ context: RoomContext?) async {
         var effects: [ScreenEffect] = []
-        core.setContext(context, into: &effects)
+        core.setContext(context, nowMs: Timestamp.nowMs(), now: .now, into: &effects)
+        await perform(effects)
+    }
+
+    private func answeredLoaded(_ timelines: Set<String>?, viewer: String, mediaId: String) async {
+        var effects: [ScreenEffect] = []
+        core.answeredLoaded(timelines, viewer: viewer, mediaId: mediaId, nowMs: Timestamp.nowMs(), now: .now, into: &effects)
         await perform(effects)
     }
 
@@ -206,14 +212,18 @@ actor OverlayManager {
         case .startAnswer(let overlayId, let answer):
             work.start { await self.runAnswer(overlayId: overlayId, answer: answer) }
         case .loadAnswered(let viewer, let mediaId):
-            let timelines: Set<String>?
-            do {
-                timelines = try await store.answeredTimelines(viewer: viewer, media: mediaId)
-            } catch {
-                log.error("Cannot read answered timelines from the store: \(error)", ["INTERACTIVE_MEDIA_ID": mediaId])
-                timelines = nil
+            let store = self.store
+            let log = self.log
+            work.start { [weak self] in
+                let timelines: Set<String>?
+                do {
+                    timelines = try await store.answeredTimelines(viewer: viewer, media: mediaId)
+                } catch {
+                    log.error("Cannot read answered timelines from the store: \(error)", ["INTERACTIVE_MEDIA_ID": mediaId])
+                    timelines = nil
+                }
+                await self?.answeredLoaded(timelines, viewer: viewer, mediaId: mediaId)
             }
-            core.answeredLoaded(timelines, viewer: viewer, mediaId: mediaId)
         case .armTimer(let target):
             let generation = core.timerArmed(at: target)
             work.start { [weak self] in

@@ -32,8 +32,8 @@ enum ScreenEffect: Sendable, Equatable {
     case overlayGone(overlayId: String)
     /// Start the answer flow for what the template reported.
     case startAnswer(overlayId: String, answer: JSONValue)
-    /// Read the viewer's answered timelines of this media from the store and feed them back
-    /// (`answeredLoaded`).
+    /// Read the viewer's answered timelines of this media from the store, off the display path,
+    /// and feed them back (`answeredLoaded`).
     case loadAnswered(viewer: String, mediaId: String)
     /// Arm the one expiry timer for this instant (a timer armed for a later one is replaced).
     case armTimer(at: ContinuousClock.Instant)
@@ -55,12 +55,25 @@ enum ScreenEffect: Sendable, Equatable {
 struct ScreenCore: Sendable {
     /// How long after its `duration` an overlay expires.
     static let expiryGrace: Duration = .seconds(5)
+    /// At most this many minigames wait for the answered timelines; one more stops the wait.
+    static let maxHeldOffers = 256
+
+    /// A minigame that waits for the answered timelines to be read.
+    private struct HeldOffer: Sendable {
+        let overlay: IncomingOverlay
+        let receivedAt: Int64
+        let room: RoomKey
+    }
 
     private(set) var context: RoomContext?
     /// On screen, in the order shown.
     private(set) var screen: [OnScreenOverlay] = []
     /// Timelines the viewer answered for this media (store + the backend's interactive status).
     private(set) var answered: Set<String> = []
+    /// The answered timelines being read (viewer bucket and media): minigames wait meanwhile, so
+    /// that one answered before (even before a restart) is not shown again.
+    private(set) var answeredPending: (viewer: String, mediaId: String)?
+    private var heldOffers: [HeldOffer] = []
     private var expiries = DeadlineSchedule<String>()
     private var nextOverlayNumber = 1
     private let idPrefix: String
@@ -72,24 +85,42 @@ struct ScreenCore: Sendable {
     // MARK: Context and answered timelines
 
     /// The room the overlays belong to. A new media or viewer reloads the answered timelines.
-    mutating func setContext(_ context: RoomContext?, into effects: inout [ScreenEffect]) {
+    mutating func setContext(_ context: RoomContext?, nowMs: Int64, now: ContinuousClock.Instant, into effects: inout [ScreenEffect]) {
         let previous = self.context
         self.context = context
         guard let context else {
             answered = []
+            releaseHeldOffers(nowMs: nowMs, now: now, into: &effects)
             return
         }
         if previous?.mediaId != context.mediaId || previous?.session.answeredBucket != context.session.answeredBucket {
+            answeredPending = (context.session.answeredBucket, context.mediaId)
             effects.append(.loadAnswered(viewer: context.session.answeredBucket, mediaId: context.mediaId))
         }
     }
 
     /// The answered timelines read for `viewer` and `mediaId` (nil: the read failed, none known).
-    /// Taken only while the context is still that viewer's and media's.
-    mutating func answeredLoaded(_ timelines: Set<String>?, viewer: String, mediaId: String) {
-        guard let context, context.mediaId == mediaId, context.session.answeredBucket == viewer else { return }
+    /// Taken only while the context is still that viewer's and media's; the minigames that
+    /// waited for them are then offered, in order.
+    mutating func answeredLoaded(_ timelines: Set<String>?, viewer: String, mediaId: String, nowMs: Int64,
+                                 now: ContinuousClock.Instant, into effects: inout [ScreenEffect]) {
+        guard let context, context.mediaId == mediaId, context.session.answeredBucket == viewer,
+              let pending = answeredPending, pending == (viewer, mediaId) else { return }
         answered = timelines ?? []
+        releaseHeldOffers(nowMs: nowMs, now: now, into: &effects)
     }
+
+    private mutating func releaseHeldOffers(nowMs: Int64, now: ContinuousClock.Instant, into effects: inout [ScreenEffect]) {
+        answeredPending = nil
+        let held = heldOffers
+        heldOffers = []
+        for offer in held {
+            _ = self.offer(offer.overlay, receivedAt: offer.receivedAt, room: offer.room, nowMs: nowMs, now: now, into: &effects)
+        }
+    }
+
+    /// How many minigames wait for the answered timelines.
+    var heldOfferCount: Int { heldOffers.count }
 
     /// Timelines the backend says the viewer answered (interactive status at join).
     mutating func addAnswered(_ timelines: [String]) { answered.formUnion(timelines) }
@@ -99,10 +130,16 @@ struct ScreenCore: Sendable {
 
     // MARK: Showing
 
-    /// A minigame that arrived in `room`: shown, or kept off screen with a reason. Returns the
-    /// overlay id when shown.
+    /// A minigame that arrived in `room`: shown, or kept off screen with a reason, or (while the
+    /// answered timelines are read) held until they are. Returns the overlay id when shown now.
     mutating func offer(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey, nowMs: Int64, now: ContinuousClock.Instant,
                         into effects: inout [ScreenEffect]) -> String? {
+        if answeredPending != nil {
+            heldOffers.append(HeldOffer(overlay: overlay, receivedAt: receivedAt, room: room))
+            // Too many wait: the answered timelines are not waited for any longer.
+            if heldOffers.count > Self.maxHeldOffers { releaseHeldOffers(nowMs: nowMs, now: now, into: &effects) }
+            return nil
+        }
         guard admit(overlay, receivedAt: receivedAt, room: room, onScreen: Set(screen.map(\.timelineId)), into: &effects) else {
             return nil
         }
@@ -221,6 +258,13 @@ struct ScreenCore: Sendable {
     mutating func removeAll(into effects: inout [ScreenEffect]) {
         context = nil
         answered = []
+        // Minigames still waiting for the answered timelines belonged to the room left.
+        answeredPending = nil
+        let held = heldOffers
+        heldOffers = []
+        for offer in held {
+            _ = admit(offer.overlay, receivedAt: offer.receivedAt, room: offer.room, onScreen: nil, into: &effects)
+        }
         for record in screen { hide(record.overlayId, reason: .removeAll, into: &effects) }
     }
 
