@@ -21,6 +21,7 @@ actor PredictManager {
     private let work = ChildTasks()
     /// The armed fade timer: bumped on each re-arm, so a superseded timer that fires does nothing.
     private var timerGeneration = 0
+    private var turns = EffectTurns()
 
     init(bus: EventBus, store: Store, overlays: OverlayManager, log: Logger) {
         self.bus = bus
@@ -92,27 +93,33 @@ actor PredictManager {
 
     private func saved(_ timelineId: String, failed: Bool) async { await handle(.resultSaved(timelineId: timelineId, failed: failed)) }
 
-    /// Feeds one input to the core and performs its effects in order.
+    /// Feeds one input to the core and performs its effects, after those of the inputs before it.
     private func handle(_ input: PredictInput) async {
-        for effect in core.handle(input, now: .now) {
-            switch effect {
-            case .publish(let button):
-                await bus.publish(EventType.predictButton, button.json)
-            case .status(let buttons):
-                await bus.setStatus("predict", .array(buttons.map(\.json)))
-            case .cancelTracking(let overlay, let room, let reason):
-                await overlays.cancelTracking(overlay, room: room, reason: reason)
-            case .recallDialogs(let timelineId):
-                await overlays.recall(timelineId: timelineId)
-            case .post(let timelineId, let key, let data):
-                await overlays.post(timelineId: timelineId, key: key, data: data)
-            case .saveResult(let timelineId, let counts):
-                save(timelineId, counts)
-            case .resultNotSaved(let timelineId):
-                log.warning("Not caching a predict result: too many results wait for the store", ["INTERACTIVE_TIMELINE_ID": timelineId])
-            case .armTimer(let deadline):
-                arm(deadline)
-            }
+        let effects = core.handle(input, now: .now)
+        let turn = turns.take()
+        if turns.mustWait(turn) { await withCheckedContinuation { turns.wait(turn, $0) } }
+        for effect in effects { await perform(effect) }
+        turns.finish()?.resume()
+    }
+
+    private func perform(_ effect: PredictEffect) async {
+        switch effect {
+        case .publish(let button):
+            await bus.publish(EventType.predictButton, button.json)
+        case .status(let buttons):
+            await bus.setStatus("predict", .array(buttons.map(\.json)))
+        case .cancelTracking(let overlay, let room, let reason):
+            await overlays.cancelTracking(overlay, room: room, reason: reason)
+        case .recallDialogs(let timelineId):
+            await overlays.recall(timelineId: timelineId)
+        case .post(let timelineId, let key, let data):
+            await overlays.post(timelineId: timelineId, key: key, data: data)
+        case .saveResult(let timelineId, let counts):
+            save(timelineId, counts)
+        case .resultNotSaved(let timelineId):
+            log.warning("Not caching a predict result: too many results wait for the store", ["INTERACTIVE_TIMELINE_ID": timelineId])
+        case .armTimer(let deadline):
+            arm(deadline)
         }
     }
 
