@@ -230,4 +230,63 @@ import Testing
         #expect(state.json == ["state": "connected", "attempt": 0, "retryInMs": nil, "error": nil, "socketId": "s9"])
         #expect(BackendConnectionState.idle.json == ["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil])
     }
+
+    // MARK: VOD and restart
+
+    @Test func aLoadedScenarioJoinsTheVODRoom() {
+        var core = RoomCore()
+        var effects: [RoomEffect] = []
+        core.set(Self.room(mode: .vod), into: &effects)
+        effects = []
+        #expect(core.scenarioLoaded(mediaId: "m1", .success(3), into: &effects))
+        #expect(Self.logs(effects) == [.vodJoined(mediaId: "m1", timelines: 3)])
+        #expect(Self.rooms(effects) == [.joined])
+    }
+
+    @Test func aScenarioThatDoesNotLoadIsTheRoomsError() {
+        var core = RoomCore()
+        var effects: [RoomEffect] = []
+        core.set(Self.room(mode: .vod), into: &effects)
+        effects = []
+        let error = RPCError.daemon(.scenarioUnavailable, "no scenario")
+        #expect(!core.scenarioLoaded(mediaId: "m1", .failure(error), into: &effects))
+        #expect(Self.logs(effects) == [.scenarioUnavailable(mediaId: "m1", message: "no scenario")])
+        #expect(core.room?.state == .error)
+        #expect(core.room?.error == error)
+    }
+
+    @Test func aScenarioOfARoomLeftMeanwhileIsNotTaken() {
+        var core = RoomCore()
+        var effects: [RoomEffect] = []
+        core.set(Self.room("m2", mode: .vod), into: &effects)
+        effects = []
+        #expect(!core.scenarioLoaded(mediaId: "m1", .success(3), into: &effects))
+        core.set(RoomCore.left(Self.room("m1", mode: .vod)), into: &effects)
+        effects = []
+        #expect(!core.scenarioLoaded(mediaId: "m1", .success(3), into: &effects))
+        #expect(effects.isEmpty)
+    }
+
+    @Test func theKeptRoomIsJoinedAgainAfterARestart() {
+        var core = RoomCore()
+        var effects: [RoomEffect] = []
+        core.restore(Self.room(fanclub: true, state: .joined), missing: [], into: &effects)
+        #expect(Self.logs(effects) == [.rejoining(Self.room(fanclub: true, state: .joined))])
+        #expect(core.room == Self.room(fanclub: true))
+    }
+
+    @Test func theKeptRoomWaitsForItsConfigurationAndNeverReplacesARoomSetMeanwhile() {
+        var core = RoomCore()
+        var effects: [RoomEffect] = []
+        core.restore(Self.room(), missing: ["socketUrl"], into: &effects)
+        #expect(Self.logs(effects) == [.cannotRejoin(Self.room(), missing: ["socketUrl"])])
+        #expect(core.room == nil)
+        core.set(Self.room("m2", mode: .vod), into: &effects)
+        effects = []
+        core.restore(Self.room(), missing: [], into: &effects)
+        #expect(effects.isEmpty)
+        #expect(core.room?.mediaId == "m2")
+        core.restore(nil, missing: [], into: &effects)
+        #expect(effects.isEmpty)
+    }
 }

@@ -121,36 +121,6 @@ extension RoomController {
         }
     }
 
-    /// Writes a log line the room core asked for.
-    func write(_ line: RoomLogLine) {
-        switch line {
-        case .connected(let id, let outage?, let failures):
-            log.info("Backend connection back after \(BackendOutage.seconds(outage)) (\(failures) failed attempts); socket \(id)",
-                     ["INTERACTIVE_SOCKET_ID": id, "INTERACTIVE_OUTAGE_MS": String(BackendOutage.milliseconds(outage))],
-                     id: .backendRestored)
-        case .connected(let id, nil, _):
-            log.notice("Connected to the backend; socket \(id)", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
-        case .failure(let decision, let reason, let attempt, let delay, let everConnected):
-            let retry = "attempt \(attempt) in \(BackendOutage.seconds(delay))"
-            switch decision {
-            case .outageBegins:
-                let what = everConnected ? "Backend connection lost" : "Backend unreachable"
-                log.warning("\(what): \(reason); reconnecting (\(retry); later attempts are logged at debug level)",
-                            id: .backendDisconnected)
-            case .stillOut(let failures):
-                log.debug("Backend still unreachable after \(failures) failed attempts: \(reason); \(retry)")
-            }
-        case .refused(let error):
-            log.error("The backend refused the connection: \(error)", id: .backendDisconnected)
-        case .ended(let error):
-            log.error("The backend ended the connection: \(error)", id: .backendDisconnected)
-        case .joinNotAcked(let mediaId):
-            log.warning("The backend did not ack join-room within 5 s; taking the room as joined", ["INTERACTIVE_MEDIA_ID": mediaId])
-        case .joined(let mediaId):
-            log.notice("Room \(mediaId) (live) joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
-        }
-    }
-
     // MARK: join-room
 
     /// Sends join-room once per connection (after CONNECT succeeded); the ack makes the room joined.

@@ -48,6 +48,14 @@ enum RoomLogLine: Sendable, Equatable {
     case joinNotAcked(mediaId: String)
     /// The live room is joined (notice).
     case joined(mediaId: String)
+    /// The VOD room is joined with a scenario of this many timelines (notice).
+    case vodJoined(mediaId: String, timelines: Int)
+    /// The VOD scenario could not be loaded (error).
+    case scenarioUnavailable(mediaId: String, message: String)
+    /// The room kept from the previous run is joined again (notice), or cannot be: its mode
+    /// lacks configuration (warning).
+    case rejoining(Room)
+    case cannotRejoin(Room, missing: [String])
 }
 
 /// What the room core asks its shell (`RoomController`) to do, in order.
@@ -126,6 +134,35 @@ struct RoomCore: Sendable {
         left.state = .left
         left.error = nil
         return left
+    }
+
+    /// The VOD scenario of `mediaId` loaded (`timelines`: how many) or failed: the room is
+    /// joined or in error, unless it changed meanwhile. Returns whether the scenario is taken.
+    mutating func scenarioLoaded(mediaId: String, _ outcome: Result<Int, RPCError>, into effects: inout [RoomEffect]) -> Bool {
+        guard var latest = room, latest.mediaId == mediaId, latest.mode == .vod, latest.state == .joining else { return false }
+        switch outcome {
+        case .success(let timelines):
+            latest.state = .joined
+            effects.append(.log(.vodJoined(mediaId: mediaId, timelines: timelines)))
+        case .failure(let error):
+            effects.append(.log(.scenarioUnavailable(mediaId: mediaId, message: error.message)))
+            latest.state = .error
+            latest.error = error
+        }
+        set(latest, into: &effects)
+        return latest.state == .joined
+    }
+
+    /// At start: the room kept from the previous run (nil: none) is taken as the room being
+    /// joined, unless a room is already set or its mode lacks configuration (`missing`).
+    mutating func restore(_ kept: Room?, missing: [String], into effects: inout [RoomEffect]) {
+        guard let kept, room == nil else { return }
+        guard missing.isEmpty else {
+            effects.append(.log(.cannotRejoin(kept, missing: missing)))
+            return
+        }
+        effects.append(.log(.rejoining(kept)))
+        set(Room(mediaId: kept.mediaId, mode: kept.mode, fanclub: kept.fanclub, state: .joining, error: nil), into: &effects)
     }
 
     // MARK: The live connection
