@@ -75,14 +75,21 @@ extension RoomController {
         // Unstructured: these two live as long as this connection, not the service, and
         // `closeSocket` cancels them when the connection is replaced or closed.
         socketTasks = [
-            Task { [weak self] in
-                for await state in client.states { await self?.socketStateChanged(state, generation: generation) }
-            },
-            Task { [weak self] in
-                for await event in client.events { await self?.socketEvent(event, generation: generation) }
-            },
+            Task { await self.followStates(of: client, generation: generation) },
+            Task { await self.followEvents(of: client, generation: generation) },
         ]
         work.start { await client.connect() }
+    }
+
+    /// Follows one connection's states, on this actor (so each resumes on the loop, without a hop).
+    private func followStates(of client: SocketIOClient, generation: Int) async {
+        for await state in client.states { await socketStateChanged(state, generation: generation) }
+    }
+
+    /// Follows one connection's server events, on this actor: the backend's frame reaches the
+    /// room, the overlays and the event bus on the loop.
+    private func followEvents(of client: SocketIOClient, generation: Int) async {
+        for await event in client.events { await socketEvent(event, generation: generation) }
     }
 
     func closeSocket() async {
