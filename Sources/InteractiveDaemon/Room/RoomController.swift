@@ -71,47 +71,6 @@ actor RoomController {
         await work.run()
     }
 
-    /// Writes a log line the room core asked for.
-    func write(_ line: RoomLogLine) {
-        switch line {
-        case .connected(let id, let outage?, let failures):
-            log.info("Backend connection back after \(BackendOutage.seconds(outage)) (\(failures) failed attempts); socket \(id)",
-                     ["INTERACTIVE_SOCKET_ID": id, "INTERACTIVE_OUTAGE_MS": String(BackendOutage.milliseconds(outage))],
-                     id: .backendRestored)
-        case .connected(let id, nil, _):
-            log.notice("Connected to the backend; socket \(id)", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
-        case .failure(let decision, let reason, let attempt, let delay, let everConnected):
-            let retry = "attempt \(attempt) in \(BackendOutage.seconds(delay))"
-            switch decision {
-            case .outageBegins:
-                let what = everConnected ? "Backend connection lost" : "Backend unreachable"
-                log.warning("\(what): \(reason); reconnecting (\(retry); later attempts are logged at debug level)",
-                            id: .backendDisconnected)
-            case .stillOut(let failures):
-                log.debug("Backend still unreachable after \(failures) failed attempts: \(reason); \(retry)")
-            }
-        case .refused(let error):
-            log.error("The backend refused the connection: \(error)", id: .backendDisconnected)
-        case .ended(let error):
-            log.error("The backend ended the connection: \(error)", id: .backendDisconnected)
-        case .joinNotAcked(let mediaId):
-            log.warning("The backend did not ack join-room within 5 s; taking the room as joined", ["INTERACTIVE_MEDIA_ID": mediaId])
-        case .joined(let mediaId):
-            log.notice("Room \(mediaId) (live) joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
-        case .vodJoined(let mediaId, let timelines):
-            log.notice("Room \(mediaId) (vod) joined: scenario of \(timelines) timelines loaded", ["INTERACTIVE_MEDIA_ID": mediaId],
-                       id: .roomJoined)
-        case .scenarioUnavailable(let mediaId, let message):
-            log.error("VOD scenario unavailable: \(message)", ["INTERACTIVE_MEDIA_ID": mediaId])
-        case .rejoining(let kept):
-            log.notice("Joining the room kept from the previous run", ["INTERACTIVE_MEDIA_ID": kept.mediaId,
-                                                                         "INTERACTIVE_MODE": kept.mode.rawValue])
-        case .cannotRejoin(let kept, let missing):
-            log.warning("The kept room cannot be joined again: \(kept.mode.rawValue) mode needs configuration: \(missing.joined(separator: ", "))",
-                        ["INTERACTIVE_MEDIA_ID": kept.mediaId])
-        }
-    }
-
     // MARK: Session
 
     /// `session.login`: a live room reconnects so that the socket carries the new token.

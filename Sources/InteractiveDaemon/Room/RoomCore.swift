@@ -34,30 +34,6 @@ enum BackendLinkEvent: Sendable, Equatable {
     case disconnected(error: String, byClient: Bool)
 }
 
-/// A log line the room core asks for.
-enum RoomLogLine: Sendable, Equatable {
-    /// The connection is up (notice), or back after an outage (info) of this long with this
-    /// many failed attempts.
-    case connected(socketId: String, outage: Duration?, failedAttempts: Int)
-    /// A failure that begins an outage (warning) or one more attempt during it (debug).
-    case failure(BackendOutage.FailureLog, reason: String, attempt: Int, retryIn: Duration, everConnected: Bool)
-    /// The backend refused (error) or ended (error) the connection.
-    case refused(String)
-    case ended(String)
-    /// The server did not ack join-room in time (warning); the room is taken as joined anyway.
-    case joinNotAcked(mediaId: String)
-    /// The live room is joined (notice).
-    case joined(mediaId: String)
-    /// The VOD room is joined with a scenario of this many timelines (notice).
-    case vodJoined(mediaId: String, timelines: Int)
-    /// The VOD scenario could not be loaded (error).
-    case scenarioUnavailable(mediaId: String, message: String)
-    /// The room kept from the previous run is joined again (notice), or cannot be: its mode
-    /// lacks configuration (warning).
-    case rejoining(Room)
-    case cannotRejoin(Room, missing: [String])
-}
-
 /// What the room core asks its shell (`RoomController`) to do, in order.
 enum RoomEffect: Sendable, Equatable {
     /// The room changed: publish `room.state` when `changed`, update the overlays' context, and
