@@ -56,7 +56,7 @@ let package = Package(
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",
-            dependencies: ["IPCProtocol", "JSONValue", "SocketIO", "Runtime", "CSystemd", "CSQLite", "CInteractiveShims"]
+            dependencies: ["IPCProtocol", "JSONValue", "Runtime", "Network", "SocketIO", "CSystemd", "CSQLite", "CInteractiveShims"]
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"], linkerSettings: daemonLinkerSettings),
         // Writes manual pages in roff; interactivectl's and the daemon's pages are made with it.

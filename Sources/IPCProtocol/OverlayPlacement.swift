@@ -21,6 +21,10 @@ public struct OverlayPlacement: Sendable, Equatable {
         self.init(location: location, widthPct: widthPct, heightPct: heightPct)
     }
 
+    public var json: JSONValue {
+        ["location": .number(Double(location)), "widthPct": .number(widthPct), "heightPct": .number(heightPct)]
+    }
+
     /// A rectangle in the player's own units (pixels, points), origin at the top-left.
     public struct Rect: Sendable, Equatable {
         public var x: Double

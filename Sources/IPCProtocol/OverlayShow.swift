@@ -2,7 +2,8 @@ import JSONValue
 
 /// The data of an `overlay.show` event: load `url` hidden and transparent at `placement`,
 /// report `overlay.attached` and `overlay.rendered`, reveal it on `overlay.reveal`.
-public struct OverlayShow: Sendable, Equatable {
+public struct OverlayShow: EventData {
+    public static let type = EventType.overlayShow
     public var overlayId: String
     public var timelineId: String
     /// `minigame`, `predict` or `lucky`.
@@ -11,16 +12,38 @@ public struct OverlayShow: Sendable, Equatable {
     public var placement: OverlayPlacement
     /// Seconds; 0 when the overlay has no time limit.
     public var durationSec: Int
+    /// The backend's overlay object; null when it was larger than the daemon forwards.
+    public var raw: JSONValue
+    /// The size of a `raw` left out, in bytes.
+    public var rawOmittedBytes: Int?
+
+    public init(overlayId: String, timelineId: String, kind: String, url: String, placement: OverlayPlacement,
+                durationSec: Int, raw: JSONValue, rawOmittedBytes: Int? = nil) {
+        self.overlayId = overlayId
+        self.timelineId = timelineId
+        self.kind = kind
+        self.url = url
+        self.placement = placement
+        self.durationSec = durationSec
+        self.raw = raw
+        self.rawOmittedBytes = rawOmittedBytes
+    }
 
     public init?(data: JSONValue) {
         guard let overlayId = data["overlayId"]?.stringValue, let timelineId = data["timelineId"]?.stringValue,
               let url = data["url"]?.stringValue, let placement = data["placement"].flatMap(OverlayPlacement.init(json:))
         else { return nil }
-        self.overlayId = overlayId
-        self.timelineId = timelineId
-        kind = data["kind"]?.stringValue ?? "minigame"
-        self.url = url
-        self.placement = placement
-        durationSec = data["durationSec"]?.intValue ?? 0
+        self.init(overlayId: overlayId, timelineId: timelineId, kind: data["kind"]?.stringValue ?? "minigame", url: url,
+                  placement: placement, durationSec: data["durationSec"]?.intValue ?? 0, raw: data["raw"] ?? .null,
+                  rawOmittedBytes: data["rawOmittedBytes"]?.intValue)
+    }
+
+    public var data: JSONValue {
+        var members: [String: JSONValue] = [
+            "overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind), "url": .string(url),
+            "placement": placement.json, "durationSec": .number(Double(durationSec)), "raw": raw,
+        ]
+        members.setIfPresent("rawOmittedBytes", rawOmittedBytes.map { .number(Double($0)) })
+        return .object(members)
     }
 }

@@ -48,19 +48,11 @@ extension InteractiveClient {
             endSubscription()
             subscription = ActiveSubscription(token: token, buffer: EventBuffer(capacity: options.eventBufferCapacity))
         }
-        var params: [String: JSONValue] = [:]
-        if let types { params["types"] = .array(types.map(JSONValue.string)) }
-        if let since { params["since"] = .number(Double(since)) }
-        if let bootId { params["bootId"] = .string(bootId) }
         // Connect now so that the subscription is marked on the connection the request goes on
         // (`call` sends it before it suspends).
         try openConnection()
         subscription?.connected = true
-        let reply = try await call(IPCMethod.eventsSubscribe, .object(params))
-        guard let result = SubscribeResult(json: reply) else {
-            throw IPCClientError.protocolViolation("events.subscribe replied \(reply.jsonText.prefix(200))")
-        }
-        return result
+        return try await call(EventsSubscribeParams(types: types, since: since, bootId: bootId))
     }
 
     /// The next item of the stream of `token`, waiting for one if none is buffered.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import IPCProtocol
 import JSONValue
+import Runtime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,8 +20,10 @@ public enum DaemonExit: Int32 {
 
 /// Starts the daemon, runs it until SIGTERM/SIGINT, and stops it gracefully.
 public enum Daemon {
-    /// How long a graceful stop may take before the daemon exits anyway.
-    static let shutdownDeadline: Duration = .seconds(5)
+    /// How long the services may take to stop gracefully before they are cancelled, and when
+    /// the process exits even if one ignores its cancellation.
+    static let shutdownGracePeriod: Duration = .seconds(4)
+    static let shutdownDeadline: Duration = .milliseconds(4_500)
 
     public static func main(arguments: [String], environment: [String: String]) async -> DaemonExit {
         let options: DaemonOptions
@@ -70,6 +73,10 @@ public enum Daemon {
         let bus = EventBus(bootId: bootId)
         let config = await ConfigStore(layers: layers, filePath: configPath, store: store, bus: bus, log: log)
         let settings = await config.settings
+        guard EventLoop.shared.isRunning else {
+            log.error("Cannot start the event loop's thread (out of resources?)")
+            return .cannotCreate
+        }
         let deviceId: String
         do {
             deviceId = try await DeviceIdentity.resolve(store: store)
@@ -77,7 +84,7 @@ public enum Daemon {
             log.error("Cannot keep a device id in the store (\(error)); using one for this run only")
             deviceId = DeviceIdentity.randomHex(bytes: 16)
         }
-        if !BackgroundExecutor.bookkeeping.priorityLowered {
+        if !BookkeepingExecutor.shared.priorityLowered {
             log.warning("The bookkeeping thread could not be started at a lower priority (setpriority denied?); "
                         + "tracking and the store compete with the display path as equals")
         }
@@ -142,15 +149,31 @@ public enum Daemon {
         // The kept viewer and room come back before any client is served, so that a client's
         // logout or leave cannot be undone by a restore that finishes after it.
         await rooms.restoreFromStore()
-        let serving = Task {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await server.run() }
-                group.addTask { await rooms.joinRestoredRoom() }
-                group.addTask { await MemoryRelease.run() }
-                if let interval = notifier.watchdogInterval() {
-                    group.addTask { await pingWatchdog(notifier, every: interval / 2) }
-                }
-            }
+        // The services, in the order they start; they stop in reverse order (the local API after
+        // the room has said goodbye, tracking's store flush last).
+        var services: [ServiceGroup.Entry] = [
+            .init("tracking", FunctionService { shutdown in
+                await shutdown.wait()
+                await tracking.flushStore()
+            }),
+            .init("local API", FunctionService { shutdown in
+                // Its tasks (one per client) prefer the loop, so requests and replies take no thread hop.
+                await withTaskExecutorPreference(EventLoop.shared) { await shutdown.cancelling { await server.run() } }
+            }),
+            .init("room", FunctionService { shutdown in
+                await shutdown.cancelling { await rooms.joinRestoredRoom() }
+                await shutdown.wait()
+                await rooms.shutdown()
+            }),
+            .init("memory release", FunctionService { shutdown in await shutdown.cancelling { await MemoryRelease.run() } }),
+            .init("signals", FunctionService { shutdown in
+                await shutdown.cancelling { await handleSignals(signals, reloader: reloader, notifier: notifier, log: log) }
+            }),
+        ]
+        if let interval = notifier.watchdogInterval() {
+            services.append(.init("watchdog", FunctionService { shutdown in
+                await shutdown.cancelling { await pingWatchdog(notifier, every: interval / 2) }
+            }))
         }
         // STATUS= follows the room, the backend connection and the overlays from here on (the
         // line is not even composed when no service manager listens).
@@ -158,6 +181,21 @@ public enum Daemon {
         notifier.ready(status: await bus.statusLine)
         log.notice("interactived \(interactivedVersion) ready on \(socketDescription)", ["INTERACTIVE_BOOT_ID": bootId], id: .started)
 
+        // Runs until a stop signal ends the signal service (or another service ends on its own).
+        let outcome = await ServiceGroup(services, gracePeriod: shutdownGracePeriod).run(until: ShutdownSignal())
+        for failure in outcome.failures { log.error("The \(failure.name) service failed: \(failure.error)") }
+        if let first = outcome.endedFirst, first != "signals" { log.error("The \(first) service ended on its own; stopping") }
+        if !outcome.cancelled.isEmpty {
+            log.warning("Graceful stop took longer than \(shutdownGracePeriod); cancelled: \(outcome.cancelled.joined(separator: ", "))")
+        }
+        listener.close()
+        return .ok
+    }
+
+    /// Reloads the configuration on SIGHUP; returns on SIGTERM or SIGINT, after which the process
+    /// exits within `shutdownDeadline` whatever a service does.
+    private static func handleSignals(_ signals: AsyncStream<ProcessSignal>, reloader: ConfigReloader,
+                                      notifier: ServiceNotifier, log: Logger) async {
         for await signal in signals {
             if signal == .hangup {
                 _ = await reloader.reload()
@@ -165,17 +203,12 @@ public enum Daemon {
             }
             notifier.stopping()
             log.notice("Stopping (signal \(signal.rawValue))", id: .stopping)
-            break
+            EventLoop.shared.schedule(after: shutdownDeadline) {
+                log.error("The services did not stop within \(shutdownDeadline); exiting now")
+                exit(0)
+            }
+            return
         }
-        let stoppedInTime = await finishes(within: shutdownDeadline) {
-            await rooms.shutdown()
-            await tracking.flushStore()
-            serving.cancel()
-            await serving.value
-        }
-        if !stoppedInTime { log.warning("Graceful stop took longer than \(shutdownDeadline); exiting anyway") }
-        listener.close()
-        return .ok
     }
 
     /// `--check-config [FILE]`: validates the file (FILE, else the one the daemon would read) and
@@ -198,25 +231,10 @@ public enum Daemon {
         }
     }
 
-    /// Runs `operation` in a task and waits for it at most `deadline`; false if it overran.
-    private static func finishes(within deadline: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
-        let outcome = FirstOutcome()
-        return await withCheckedContinuation { continuation in
-            Task {
-                await operation()
-                if await outcome.claim() { continuation.resume(returning: true) }
-            }
-            Task {
-                try? await Task.sleep(for: deadline)
-                if await outcome.claim() { continuation.resume(returning: false) }
-            }
-        }
-    }
-
     private static func pingWatchdog(_ notifier: ServiceNotifier, every interval: Duration) async {
         while !Task.isCancelled {
             notifier.watchdog()
-            try? await Task.sleep(for: interval)
+            try? await EventLoop.shared.sleep(for: interval)
         }
     }
 
@@ -230,14 +248,6 @@ public enum Daemon {
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/interactived" }
         let home = environment["HOME"] ?? "/"
         return home + "/.local/state/interactived"
-    }
-
-    private actor FirstOutcome {
-        private var claimed = false
-        func claim() -> Bool {
-            defer { claimed = true }
-            return !claimed
-        }
     }
 
     private static func printError(_ message: String) {

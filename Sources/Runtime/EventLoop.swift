@@ -17,8 +17,8 @@ import Glibc
 /// `@unchecked Sendable`: `handlers` is touched only on the loop's thread (each access checks
 /// `preconditionInLoop`); everything else is immutable or inside a `Mutex`.
 public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
-    /// The loop every part of the daemon shares (its thread is named "interactived.loop").
-    public static let shared = EventLoop(name: "interactived.loop")
+    /// The loop every part of the daemon shares (its thread is named "interactived.ev").
+    public static let shared = EventLoop(name: "interactived.ev")
 
     private enum Work {
         case block(@Sendable () -> Void)

@@ -36,6 +36,16 @@ struct DaemonConnection {
         }
     }
 
+    /// Calls the method of `params` and reads its typed result; daemon errors become failures with
+    /// their exit status.
+    func call<Params: MethodParams>(_ params: Params, timeoutMs: Int = 30_000) throws(CommandFailure) -> Params.Result {
+        do {
+            return try client.call(params, timeoutMs: timeoutMs)
+        } catch {
+            throw DaemonConnection.failure(error)
+        }
+    }
+
     /// A daemon error is exit 1 (77 for a permission denial); a lost daemon is 69. Whether an
     /// "invalid params" reply is the user's mistake is for the command to say (main.swift).
     static func failure(_ error: IPCClientError) -> CommandFailure {

@@ -10,8 +10,8 @@ enum CoreCommands {
         summary: "Show the daemon's state: backend connection, room, viewer session, overlays on screen.",
         details: "With --json, prints daemon.status exactly as the daemon returns it."
     ) { context throws(CommandFailure) in
-        let snapshot = try context.connect().call("daemon.status")
-        if context.output.json { return context.output.emit(snapshot) }
+        let snapshot = try context.connect().call(DaemonStatusParams())
+        if context.output.json { return context.output.emit(snapshot.json) }
         StatusPrinter(output: context.output).print(snapshot)
     }
 
@@ -25,7 +25,7 @@ enum CoreCommands {
             """)]
     ) { context throws(CommandFailure) in
         let origin = context.arguments.flag("--origin")
-        let config = try context.connect().call("config.get", origin ? ["origin": true] : nil)
+        let config = try context.connect().call(ConfigGetParams(origin: origin))
         let show: (JSONValue) -> String = { value in
             guard origin else { return Output.plain(value) }
             let pending = value["pending"].map { "; \(Output.plain($0)) after a restart" } ?? ""
@@ -57,7 +57,7 @@ enum CoreCommands {
         let key = try context.argument(0, "KEY")
         let text = try context.argument(1, "VALUE")
         let value = (try? JSONValue.parse(text)) ?? .string(text)
-        let config = try context.connect().call("config.set", .object([key: value]))
+        let config = try context.connect().call(ConfigSetParams(changes: [key: value]))
         if context.output.json { return context.output.emit(config) }
         context.output.line("\(key) = \(Output.plain(config[key]))")
     }
@@ -65,8 +65,8 @@ enum CoreCommands {
     static let logout = Command(
         ["logout"], summary: "Log the viewer out; the viewer is anonymous again."
     ) { context throws(CommandFailure) in
-        let state = try context.connect().call("session.logout")
-        if context.output.json { return context.output.emit(state) }
+        let state = try context.connect().call(SessionLogoutParams())
+        if context.output.json { return context.output.emit(state.json) }
         context.output.line("Logged out")
     }
 

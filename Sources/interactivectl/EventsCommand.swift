@@ -87,19 +87,16 @@ private struct EventStream {
     /// Subscribes and prints until the held events are out (true) or, with -f, until the
     /// connection ends (a thrown unreachable failure).
     private mutating func stream(_ connection: DaemonConnection) throws(CommandFailure) -> Bool {
-        var params: [String: JSONValue] = [:]
         let types = context.arguments.values("--type")
-        if !types.isEmpty { params["types"] = .array(types.map(JSONValue.string)) }
-        let boot = try connection.call("daemon.hello", ["client": "interactivectl"])["bootId"]?.stringValue
+        let boot = try connection.call(HelloParams(client: "interactivectl")).bootId
         if let bootId, boot != bootId {
             // A new boot: its seqs start again, so everything it still holds is new to us.
-            context.output.note("the daemon restarted (boot \(boot ?? "-")); its events from the start follow")
+            context.output.note("the daemon restarted (boot \(boot)); its events from the start follow")
             seq = 0
         }
         bootId = boot
-        params["since"] = .number(Double(seq))
-        let subscribed = try connection.call("events.subscribe", .object(params))
-        let lastHeld = subscribed["seq"]?.intValue ?? 0
+        let subscribed = try connection.call(EventsSubscribeParams(types: types.isEmpty ? nil : types, since: seq))
+        let lastHeld = subscribed.seq
         if !follow && seq >= lastHeld { return true }
         do throws(IPCClientError) {
             while true {

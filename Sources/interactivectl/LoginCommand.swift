@@ -29,46 +29,46 @@ enum LoginCommand {
         }
         let timeoutMs = try context.milliseconds("--timeout", default: 10_000)
         let token = try readToken(file: context.arguments.value("--token-file"))
-        var params: [String: JSONValue] = ["token": .string(token), "userId": .string(userId)]
-        if let name = context.arguments.value("--display-name") { params["displayName"] = .string(name) }
+        let params = SessionLoginParams(token: token, userId: userId, displayName: context.arguments.value("--display-name"))
         let connection = try context.connect()
         // Subscribed before the login, so that the room's answer to the new token cannot be missed.
-        let subscribed = try connection.call("events.subscribe", ["types": ["room.state"]])
-        let session = try connection.call("session.login", .object(params))
-        let room = subscribed["snapshot"]?["room"]
-        let live = room?["mode"] == "live" && room?["state"] != "left" && room?["state"] != nil
+        let subscribed = try connection.call(EventsSubscribeParams(types: [RoomStateEvent.type]))
+        let session = try connection.call(params)
+        let room = subscribed.snapshot["room"].flatMap(RoomStateEvent.init(data:))
+        let live = room.map { $0.mode == .live && $0.state != "left" } ?? false
         let outcome = live ? try waitForRoom(connection, timeoutMs: timeoutMs) : nil
         report(context.output, session: session, room: room, outcome: outcome, timeoutMs: timeoutMs)
-        if let outcome, outcome["state"] == "error" {
-            let error = outcome["error"]
-            let refused = error?["name"] == .string(DaemonErrorName.backendRefused.rawValue)
-            let what = refused ? "the backend refused the token of \(userId)" : "room \(Output.plain(outcome["mediaId"])) failed after the login"
+        if let outcome, outcome.state == "error" {
+            let error = outcome.error
+            let refused = error?.name == DaemonErrorName.backendRefused.rawValue
+            let what = refused ? "the backend refused the token of \(userId)" : "room \(outcome.mediaId) failed after the login"
             throw CommandFailure(status: .daemonError,
-                                 message: "\(what): \(Output.plain(error?["message"])) (\(Output.plain(error?["name"])))",
-                                 result: ["session": session, "room": outcome])
+                                 message: "\(what): \(error?.message ?? "-") (\(error?.name ?? "-"))",
+                                 result: ["session": session.json, "room": outcome.data])
         }
     }
 
     /// The room's state once it leaves `joining` after the login, or nil when it did not in time.
-    private static func waitForRoom(_ connection: DaemonConnection, timeoutMs: Int) throws(CommandFailure) -> JSONValue? {
+    private static func waitForRoom(_ connection: DaemonConnection, timeoutMs: Int) throws(CommandFailure) -> RoomStateEvent? {
         let deadline = MonotonicClock.nowMs() + timeoutMs
         do throws(IPCClientError) {
             while true {
                 let remaining = deadline - MonotonicClock.nowMs()
                 guard remaining > 0, let event = try connection.client.nextEvent(timeoutMs: remaining) else { return nil }
-                if event.type == EventType.roomState, event.data["state"] != "joining" { return event.data }
+                if let room = event.decode(RoomStateEvent.self), room.state != "joining" { return room }
             }
         } catch {
             throw DaemonConnection.failure(error)
         }
     }
 
-    private static func report(_ output: Output, session: JSONValue, room: JSONValue?, outcome: JSONValue?, timeoutMs: Int) {
-        let user = Output.plain(session["userId"])
-        let media = Output.plain(room?["mediaId"])
+    private static func report(_ output: Output, session: SessionState, room: RoomStateEvent?, outcome: RoomStateEvent?,
+                               timeoutMs: Int) {
+        let user = session.userId ?? "-"
+        let media = room?.mediaId ?? "-"
         let check: String
         let text: String
-        switch (room?["mode"], outcome?["state"]) {
+        switch (room?.mode, outcome?.state) {
         case (_, "joined"?):
             check = "accepted"
             text = "Logged in as \(user): the backend accepted the token (room \(media) joined)"
@@ -77,11 +77,11 @@ enum LoginCommand {
         case (_, "left"?):
             check = "unchecked"
             text = "Logged in as \(user); room \(media) was left before the backend answered"
-        case ("live"?, nil) where room?["state"] != "left":
+        case (.live?, nil) where room?.state != "left":
             check = "pending"
             text = "Logged in as \(user); the backend has not answered yet (room \(media) still joining after "
                 + "\(timeoutMs) ms: see 'interactivectl status')"
-        case ("vod"?, _) where room?["state"] != "left":
+        case (.vod?, _) where room?.state != "left":
             check = "unchecked"
             text = "Logged in as \(user); the token is not checked yet: the backend checks it at the room's next request"
         default:
@@ -89,7 +89,7 @@ enum LoginCommand {
             text = "Logged in as \(user); the token is not checked yet: the backend checks it when a live room is joined"
         }
         if output.json {
-            output.emit(["session": session, "token": .string(check), "room": outcome ?? room ?? .null])
+            output.emit(["session": session.json, "token": .string(check), "room": (outcome ?? room)?.data ?? .null])
         } else {
             output.line(text)
         }

@@ -25,21 +25,19 @@ enum PlaybackCommands {
         guard let unionInfo = context.arguments.value("--union-info"), let drmKek = context.arguments.value("--drm-kek") else {
             throw CommandFailure(status: .usage, message: "give the SDK's device values: --union-info X --drm-kek Y")
         }
-        let result = try context.connect().call("playback.start", [
-            "filmId": .string(filmId), "episodeNo": .number(Double(episodeNo)),
-            "device": ["unionInfo": .string(unionInfo), "drmKek": .string(drmKek)],
-        ])
-        if context.output.json { return context.output.emit(result) }
-        context.output.line("\(filmId) episode \(episodeNo): \(PlaybackEventText.screen(result))")
+        let result = try context.connect().call(PlaybackStartParams(filmId: filmId, episodeNo: episodeNo,
+                                                                    device: PlaybackDevice(unionInfo: unionInfo, drmKek: drmKek)))
+        if context.output.json { return context.output.emit(result.json) }
+        context.output.line("\(filmId) episode \(episodeNo): \(PlaybackEventText.screen(result.screen))")
     }
 
     static let error = positionCommand(
-        "error", method: "playback.error",
+        "error", params: { PlaybackErrorParams(position: $0) },
         summary: "Report that the player's SDK failed at POSITION seconds (an expired ticket included): one fresh ticket resumes there."
     )
 
     static let foreground = positionCommand(
-        "foreground", method: "playback.foreground",
+        "foreground", params: { PlaybackForegroundParams(position: $0) },
         summary: "Report that the player is back from standby at POSITION seconds: a ticket with a minute or less left is replaced."
     )
 
@@ -47,23 +45,24 @@ enum PlaybackCommands {
         words: ["playback", "stop"], usage: "playback stop [--json]",
         summary: "Stop playback: the daemon forgets the current episode and every prefetched ticket.", details: "", options: []
     ) { context throws(CommandFailure) in
-        let result = try context.connect().call("playback.stop")
-        if context.output.json { return context.output.emit(result) }
+        let result = try context.connect().call(PlaybackStopParams())
+        if context.output.json { return context.output.emit(result.json) }
         context.output.line("Playback stopped")
     }
 
     /// `playback VERB POSITION`: a report at a playback position.
-    private static func positionCommand(_ verb: String, method: String, summary: String) -> Command {
+    private static func positionCommand<Params: MethodParams>(_ verb: String, params: @escaping @Sendable (Double) -> Params,
+                                                              summary: String) -> Command where Params.Result == PlaybackResult {
         Command(words: ["playback", verb], usage: "playback \(verb) POSITION [--json]", summary: summary, details: "",
                 options: []) { context throws(CommandFailure) in
             let text = try context.argument(0, "POSITION")
             guard let position = Double(text), position >= 0, position.isFinite else {
                 throw CommandFailure(status: .usage, message: "POSITION must be a number of seconds ≥ 0")
             }
-            let result = try context.connect().call(method, ["position": .number(position)])
-            if context.output.json { return context.output.emit(result) }
-            let refreshing = result["refreshing"] == true ? "; a fresh ticket was requested" : ""
-            context.output.line("\(PlaybackEventText.screen(result))\(refreshing)")
+            let result = try context.connect().call(params(position))
+            if context.output.json { return context.output.emit(result.json) }
+            let refreshing = result.refreshing == true ? "; a fresh ticket was requested" : ""
+            context.output.line("\(PlaybackEventText.screen(result.screen))\(refreshing)")
         }
     }
 }
@@ -74,23 +73,29 @@ enum PlaybackEventText {
     static func describe(_ type: String, _ data: JSONValue) -> String? {
         let episode = "\(Output.plain(data["filmId"])) #\(Output.plain(data["episodeNo"]))"
         switch type {
-        case EventType.playbackState:
-            return "\(episode) \(screen(data))"
-        case EventType.playbackPlay:
-            let subtitles = (data["subtitles"]?.arrayValue ?? []).compactMap { $0["lang"]?.stringValue }
-            return "\(episode) play vid=\(Output.plain(data["vid"])) from \(Output.plain(data["startAt"])) s, "
+        case PlaybackStateEvent.type:
+            return PlaybackStateEvent(data: data).map { "\(episode) \(screen($0))" }
+        case PlaybackPlayEvent.type:
+            guard let play = PlaybackPlayEvent(data: data) else { return nil }
+            let subtitles = play.subtitles.compactMap { $0["lang"]?.stringValue }
+            return "\(episode) play vid=\(play.vid) from \(Output.plain(.number(play.startAt))) s, "
                 + "subtitles \(subtitles.isEmpty ? "none yet" : subtitles.joined(separator: ",")), "
-                + "expires \(Output.plain(data["expiresAt"]))"
-        case EventType.playbackPreload:
-            return "\(episode) preload vid=\(Output.plain(data["vid"]))"
+                + "expires \(play.expiresAt)"
+        case PlaybackPreloadEvent.type:
+            return PlaybackPreloadEvent(data: data).map { "\(episode) preload vid=\($0.vid)" }
         default:
             return nil
         }
     }
 
-    /// `loading`, `playing`, `paywall`, or `message "text" (retry|no retry)`.
-    static func screen(_ data: JSONValue) -> String {
-        guard data["state"] == "message" else { return Output.plain(data["state"]) }
-        return "message \"\(Output.plain(data["text"]))\" (\(data["canRetry"] == true ? "retry" : "no retry"))"
+    /// `loading`, `playing`, `paywall`, or `message "text" (retry|no retry)`; `null` before any.
+    static func screen(_ state: PlaybackStateEvent) -> String {
+        switch state.screen {
+        case nil: return Output.plain(.null)
+        case .loading?: return "loading"
+        case .playing?: return "playing"
+        case .paywall?: return "paywall"
+        case .message(let text, let canRetry)?: return "message \"\(text)\" (\(canRetry ? "retry" : "no retry"))"
+        }
     }
 }

@@ -1,3 +1,4 @@
+import IPCProtocol
 import JSONValue
 
 /// The player's and the viewer's side of an overlay, for manual use and the demo: overlay
@@ -12,13 +13,13 @@ enum PlayerCommands {
     ) { context throws(CommandFailure) in
         let overlayId = try context.argument(0, "ID")
         let connection = try context.connect()
-        _ = try connection.call("overlay.attached", ["overlayId": .string(overlayId), "claim": false])
-        let rendered = try connection.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded", "claim": false])
-        try requireRecorded(rendered, overlayId: overlayId, status: "loaded")
-        let bridge = try connection.call("overlay.bridge", ["overlayId": .string(overlayId), "claim": false,
-                                                            "message": ["type": "INTERACTIVE_SHOW_ANALYTICS", "data": [:]]])
+        _ = try connection.call(OverlayAttachedParams(overlayId: overlayId, claim: false))
+        let rendered = try connection.call(OverlayRenderedParams(overlayId: overlayId, status: .loaded, claim: false))
+        try requireRecorded(rendered, overlayId: overlayId, status: .loaded)
+        let show = BridgeMessage(type: BridgeMessageType.show.rawValue, data: [:])
+        let bridge = try connection.call(OverlayBridgeParams(overlayId: overlayId, posted: show, claim: false))
         if context.output.json {
-            return context.output.emit(["overlayId": .string(overlayId), "status": "loaded", "recorded": true, "revealed": bridge["handled"] ?? false])
+            return context.output.emit(["overlayId": .string(overlayId), "status": "loaded", "recorded": true, "revealed": .bool(bridge.handled)])
         }
         context.output.line("\(overlayId): loaded (recorded, revealed)")
     }
@@ -31,9 +32,8 @@ enum PlayerCommands {
     ) { context throws(CommandFailure) in
         let overlayId = try context.argument(0, "ID")
         let reason = context.arguments.value("--reason") ?? "reported by interactivectl"
-        let rendered = try context.connect().call("overlay.rendered", ["overlayId": .string(overlayId), "status": "failed",
-                                                                       "reason": .string(reason), "claim": false])
-        try requireRecorded(rendered, overlayId: overlayId, status: "failed")
+        let rendered = try context.connect().call(OverlayRenderedParams(overlayId: overlayId, status: .failed, reason: reason, claim: false))
+        try requireRecorded(rendered, overlayId: overlayId, status: .failed)
         if context.output.json { return context.output.emit(["overlayId": .string(overlayId), "status": "failed", "recorded": true]) }
         context.output.line("\(overlayId): failed (recorded)")
     }
@@ -43,8 +43,8 @@ enum PlayerCommands {
         summary: "Close the overlay as the viewer would (overlay.hide, reason dismissed)."
     ) { context throws(CommandFailure) in
         let overlayId = try context.argument(0, "ID")
-        let result = try context.connect().call("overlay.dismiss", ["overlayId": .string(overlayId)])
-        if context.output.json { return context.output.emit(["overlayId": .string(overlayId), "ok": result["ok"] ?? true]) }
+        let result = try context.connect().call(OverlayDismissParams(overlayId: overlayId))
+        if context.output.json { return context.output.emit(["overlayId": .string(overlayId), "ok": .bool(result.ok)]) }
         context.output.line("\(overlayId): dismissed")
     }
 
@@ -66,10 +66,9 @@ enum PlayerCommands {
         } catch {
             throw CommandFailure(status: .usage, message: "DATA-JSON is not JSON: \(error)")
         }
-        let result = try context.connect().call("overlay.bridge", [
-            "overlayId": .string(overlayId), "claim": false, "message": ["type": "INTERACTIVE_ACTION_REPORT", "data": data],
-        ])
-        if context.output.json { return context.output.emit(result) }
+        let report = BridgeMessage(type: BridgeMessageType.actionReport.rawValue, data: data)
+        let result = try context.connect().call(OverlayBridgeParams(overlayId: overlayId, posted: report, claim: false))
+        if context.output.json { return context.output.emit(result.json) }
         context.output.line("Answer sent for \(overlayId); watch 'interactivectl events -f --type answer'")
     }
 
@@ -80,17 +79,17 @@ enum PlayerCommands {
         let overlayId = try context.argument(0, "ID")
         let answer = try context.argument(1, "yes|no")
         guard answer == "yes" || answer == "no" else { throw CommandFailure(status: .usage, message: "say yes or no") }
-        let result = try context.connect().call("answer.confirm", ["overlayId": .string(overlayId), "accept": .bool(answer == "yes")])
-        if context.output.json { return context.output.emit(result) }
+        let result = try context.connect().call(AnswerConfirmParams(overlayId: overlayId, accept: answer == "yes"))
+        if context.output.json { return context.output.emit(result.json) }
         context.output.line(answer == "yes" ? "Bet accepted" : "Bet declined")
     }
 
     /// The daemon records only an overlay's first render report; a later one is a failure to say so.
-    private static func requireRecorded(_ reply: JSONValue, overlayId: String, status: String) throws(CommandFailure) {
-        guard reply["recorded"] == false else { return }
+    private static func requireRecorded(_ reply: RenderedResult, overlayId: String, status: RenderStatus) throws(CommandFailure) {
+        guard !reply.recorded else { return }
         throw CommandFailure(status: .daemonError, message: """
-            \(overlayId): '\(status)' not recorded: the overlay's first render report (loaded or failed) was \
+            \(overlayId): '\(status.rawValue)' not recorded: the overlay's first render report (loaded or failed) was \
             already recorded, and the first report wins
-            """, result: ["overlayId": .string(overlayId), "status": .string(status), "recorded": false])
+            """, result: ["overlayId": .string(overlayId), "status": .string(status.rawValue), "recorded": false])
     }
 }

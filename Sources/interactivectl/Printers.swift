@@ -5,32 +5,30 @@ import JSONValue
 struct StatusPrinter {
     let output: Output
 
-    func print(_ snapshot: JSONValue) {
+    func print(_ status: DaemonStatus) {
+        let snapshot = status.json
         let daemon = snapshot["daemon"]
-        output.line(output.bold("interactived \(Output.plain(daemon?["version"]))") + output.dim("  boot \(Output.plain(snapshot["bootId"]))"))
-        let connection = snapshot["connection"]
-        var connectionText = Output.plain(connection?["state"])
-        if let error = connection?["error"], !error.isNull { connectionText += " (\(Output.plain(error)))" }
+        output.line(output.bold("interactived \(Output.plain(daemon?["version"]))") + output.dim("  boot \(status.bootId)"))
+        var connectionText = Output.plain(status.connection.map { .string($0.state) })
+        if let error = status.connection?.error { connectionText += " (\(error))" }
         row("Backend", colourState(connectionText))
-        if let room = snapshot["room"], !room.isNull {
-            var text = "\(Output.plain(room["mediaId"])) [\(Output.plain(room["mode"]))] \(colourState(Output.plain(room["state"])))"
-            if let error = room["error"], !error.isNull { text += " (\(Output.plain(error["name"])): \(Output.plain(error["message"])))" }
+        if let room = status.room {
+            var text = "\(room.mediaId) [\(room.mode.rawValue)] \(colourState(room.state))"
+            if let error = room.error { text += " (\(error.name ?? "-"): \(error.message))" }
             row("Room", text)
         } else {
             row("Room", output.dim("none"))
         }
-        let session = snapshot["session"]
-        if session?["loggedIn"] == true {
-            row("Viewer", "\(Output.plain(session?["userId"])) (\(Output.plain(session?["displayName"])))")
+        if let session = status.session, session.loggedIn {
+            row("Viewer", "\(session.userId ?? "-") (\(session.displayName ?? "-"))")
         } else {
             row("Viewer", "anonymous")
         }
-        let overlays = snapshot["overlays"]?.arrayValue ?? []
-        if overlays.isEmpty {
+        if status.overlays.isEmpty {
             row("Overlays", output.dim("none"))
         } else {
-            for (index, overlay) in overlays.enumerated() {
-                row(index == 0 ? "Overlays" : "", "\(Output.plain(overlay["overlayId"])) \(Output.plain(overlay["kind"])) timeline \(Output.plain(overlay["timelineId"]))")
+            for (index, overlay) in status.overlays.enumerated() {
+                row(index == 0 ? "Overlays" : "", "\(overlay.overlayId) \(overlay.kind) timeline \(overlay.timelineId)")
             }
         }
         if let tracking = snapshot["tracking"], !tracking.isNull { row("Tracking", Output.pairs(tracking)) }

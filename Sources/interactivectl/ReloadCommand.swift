@@ -1,4 +1,4 @@
-import JSONValue
+import IPCProtocol
 
 /// `interactivectl reload`: what the unit's `ExecReload=` runs. It returns once the daemon has
 /// applied the configuration file or refused it; a refused file exits 1 with the daemon's message,
@@ -14,16 +14,14 @@ enum ReloadCommand {
             """,
         options: []
     ) { context throws(CommandFailure) in
-        let result = try context.connect().call("daemon.reload")
-        if context.output.json { return context.output.emit(result) }
-        let changed = names(result["changed"])
-        context.output.line("Reloaded \(Output.plain(result["file"])): "
+        let result = try context.connect().call(DaemonReloadParams())
+        if context.output.json { return context.output.emit(result.json) }
+        let changed = result.changed
+        context.output.line("Reloaded \(result.file): "
                             + (changed.isEmpty ? "nothing changed" : "changed \(changed.joined(separator: ", "))"))
-        let restart = names(result["restartNeeded"])
+        let restart = result.restartNeeded
         if !restart.isEmpty {
             context.output.line(context.output.yellow("Restart needed to apply \(restart.joined(separator: ", ")) (start-only keys)"))
         }
     }
-
-    private static func names(_ value: JSONValue?) -> [String] { (value?.arrayValue ?? []).compactMap(\.stringValue) }
 }

@@ -1,3 +1,4 @@
+import IPCProtocol
 import JSONValue
 
 /// join, leave, overlays, time, predict open, leaderboard.
@@ -17,41 +18,38 @@ enum RoomCommands {
         ]
     ) { context throws(CommandFailure) in
         let mediaId = try context.argument(0, "MEDIA")
-        var params: [String: JSONValue] = [
-            "mediaId": .string(mediaId), "mode": context.arguments.flag("--vod") ? "vod" : "live",
-            "fanclub": .bool(context.arguments.flag("--fanclub")),
-        ]
+        var params = RoomJoinParams(mediaId: mediaId, mode: context.arguments.flag("--vod") ? .vod : .live,
+                                    fanclub: context.arguments.flag("--fanclub"))
         var wait = 30_000
         if context.arguments.value("--timeout") != nil {
-            let ms = try context.milliseconds("--timeout", default: 10_000)
-            params["timeoutMs"] = .number(Double(ms))
+            let ms = try context.milliseconds("--timeout", default: RoomJoinParams.defaultTimeoutMs)
+            params.timeoutMs = ms
             wait = ms + 30_000
         }
-        let result = try context.connect().call("room.join", .object(params), timeoutMs: wait)
-        if context.output.json { return context.output.emit(result) }
-        context.output.line("\(mediaId): \(Output.plain(result["state"]))")
+        let result = try context.connect().call(params, timeoutMs: wait)
+        if context.output.json { return context.output.emit(result.json) }
+        context.output.line("\(mediaId): \(result.state)")
     }
 
     static let leave = Command(
         ["leave"], summary: "Leave the room (also one in error); every overlay is hidden."
     ) { context throws(CommandFailure) in
-        let result = try context.connect().call("room.leave")
-        if context.output.json { return context.output.emit(result) }
-        context.output.line("Left \(Output.plain(result["mediaId"]))")
+        let result = try context.connect().call(RoomLeaveParams())
+        if context.output.json { return context.output.emit(result.json) }
+        context.output.line("Left \(result.mediaId)")
     }
 
     static let overlays = Command(["overlays"], summary: "List the overlays on screen.") { context throws(CommandFailure) in
-        let list = try context.connect().call("daemon.status")["overlays"] ?? .array([])
-        if context.output.json { return context.output.emit(list) }
-        let items = list.arrayValue ?? []
-        if items.isEmpty { return context.output.line("No overlay on screen") }
-        for item in items {
-            let placement = item["placement"]
-            context.output.line("\(context.output.bold(Output.plain(item["overlayId"]))) \(Output.plain(item["kind"])) "
-                + "timeline=\(Output.plain(item["timelineId"])) location=\(Output.plain(placement?["location"])) "
-                + "size=\(Output.plain(placement?["widthPct"]))%x\(Output.plain(placement?["heightPct"]))% "
-                + "revealed=\(Output.plain(item["revealed"]))")
-            context.output.line("  \(Output.plain(item["url"]))")
+        let status = try context.connect().call(DaemonStatusParams())
+        if context.output.json { return context.output.emit(status.json["overlays"] ?? .array([])) }
+        if status.overlays.isEmpty { return context.output.line("No overlay on screen") }
+        for item in status.overlays {
+            let placement = item.placement
+            context.output.line("\(context.output.bold(item.overlayId)) \(item.kind) "
+                + "timeline=\(item.timelineId) location=\(placement.location) "
+                + "size=\(Output.plain(.number(placement.widthPct)))%x\(Output.plain(.number(placement.heightPct)))% "
+                + "revealed=\(item.revealed)")
+            context.output.line("  \(item.url)")
         }
     }
 
@@ -62,9 +60,9 @@ enum RoomCommands {
         guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
             throw CommandFailure(status: .usage, message: "SECONDS must be a number ≥ 0")
         }
-        let result = try context.connect().call("player.time", ["seconds": .number(seconds)])
-        if context.output.json { return context.output.emit(result) }
-        context.output.line("Playback time \(Output.plain(result["seconds"])) s reported")
+        let result = try context.connect().call(PlayerTimeParams(seconds: seconds))
+        if context.output.json { return context.output.emit(result.json) }
+        context.output.line("Playback time \(Output.plain(.number(result.seconds))) s reported")
     }
 
     static let predictOpen = Command(
@@ -72,17 +70,17 @@ enum RoomCommands {
         summary: "Tap the predict/lucky button of a timeline: its dialog overlay is shown."
     ) { context throws(CommandFailure) in
         let timelineId = try context.argument(0, "TIMELINE")
-        let result = try context.connect().call("predict.open", ["timelineId": .string(timelineId)])
-        if context.output.json { return context.output.emit(result) }
-        context.output.line("Dialog \(Output.plain(result["overlayId"])) shown")
+        let result = try context.connect().call(PredictOpenParams(timelineId: timelineId))
+        if context.output.json { return context.output.emit(result.json) }
+        context.output.line("Dialog \(result.overlayId) shown")
     }
 
     static let leaderboard = Command(
         ["leaderboard"], arguments: "MEDIA", summary: "Print the leaderboard page's URL for a media."
     ) { context throws(CommandFailure) in
         let mediaId = try context.argument(0, "MEDIA")
-        let result = try context.connect().call("leaderboard.url", ["mediaId": .string(mediaId)])
-        if context.output.json { return context.output.emit(result) }
-        context.output.line(Output.plain(result["url"]))
+        let result = try context.connect().call(LeaderboardURLParams(mediaId: mediaId))
+        if context.output.json { return context.output.emit(result.json) }
+        context.output.line(result.url)
     }
 }

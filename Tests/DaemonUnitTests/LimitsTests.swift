@@ -88,7 +88,7 @@ import Testing
 
 @Suite struct ParamsTests {
     @Test func controlCharactersInStringsAreRefused() throws {
-        let params = try Params(["token": "tokC\rX-Injected-Token: yes", "userId": "u1", "types": ["a\n"]])
+        let params = try ParamReader(["token": "tokC\rX-Injected-Token: yes", "userId": "u1", "types": ["a\n"]])
         #expect(throws: RPCError.self) { try params.string("token") }
         #expect(throws: RPCError.self) { try params.optionalStringArray("types") }
         #expect(try params.string("userId") == "u1")

@@ -1,3 +1,4 @@
+import IPCProtocol
 import JSONValue
 import Testing
 @testable import InteractiveDaemon

@@ -7,7 +7,7 @@ import Testing
 @Suite struct RoomCoreTests {
     static let t0 = ContinuousClock.now
 
-    static func room(_ mediaId: String = "m1", mode: InteractiveDaemon.RoomMode = .live, fanclub: Bool = false,
+    static func room(_ mediaId: String = "m1", mode: RoomMode = .live, fanclub: Bool = false,
                      state: Room.State = .joining) -> Room {
         Room(mediaId: mediaId, mode: mode, fanclub: fanclub, state: state, error: nil)
     }
@@ -26,7 +26,7 @@ import Testing
         effects.compactMap { if case .room(let room, _) = $0 { return room.state } else { return nil } }
     }
 
-    static func connections(_ effects: [RoomEffect]) -> [BackendConnectionState] {
+    static func connections(_ effects: [RoomEffect]) -> [ConnectionStateEvent] {
         effects.compactMap { if case .connection(let state) = $0 { return state } else { return nil } }
     }
 
@@ -103,10 +103,10 @@ import Testing
         var effects: [RoomEffect] = []
         core.set(Self.room(), into: &effects)
         let connecting = core.link(.connecting(attempt: 1), now: Self.t0)
-        #expect(connecting == [.connection(BackendConnectionState(state: "connecting", attempt: 1, retryInMs: 0))])
+        #expect(connecting == [.connection(ConnectionStateEvent(state: "connecting", attempt: 1, retryInMs: 0))])
         let connected = core.link(.connected(socketId: "s1"), now: Self.t0)
         #expect(connected == [.log(.connected(socketId: "s1", outage: nil, failedAttempts: 0)),
-                              .connection(BackendConnectionState(state: "connected", socketId: "s1")),
+                              .connection(ConnectionStateEvent(state: "connected", socketId: "s1")),
                               .context, .transport(connected: true), .sendJoin])
         #expect(core.socketId == "s1")
         #expect(core.everConnected)
@@ -158,13 +158,13 @@ import Testing
         #expect(lost.first == .transport(connected: false))
         #expect(Self.rooms(lost) == [.joining])
         #expect(Self.logs(lost) == [.failure(.outageBegins, reason: "connection lost", attempt: 1, retryIn: .zero, everConnected: true)])
-        #expect(Self.connections(lost) == [BackendConnectionState(state: "reconnecting", attempt: 1, retryInMs: 0, error: "connection lost")])
+        #expect(Self.connections(lost) == [ConnectionStateEvent(state: "reconnecting", attempt: 1, retryInMs: 0, error: "connection lost")])
         #expect(core.socketId == nil)
         // Later failures of the same outage are debug lines.
         let failed = core.link(.reconnecting(attempt: 2, retryIn: .milliseconds(1500), error: "refused"), now: Self.t0 + .seconds(11))
         #expect(Self.logs(failed) == [.failure(.stillOut(failures: 1), reason: "refused", attempt: 2, retryIn: .milliseconds(1500),
                                                everConnected: true)])
-        #expect(Self.connections(failed) == [BackendConnectionState(state: "reconnecting", attempt: 2, retryInMs: 1500, error: "refused")])
+        #expect(Self.connections(failed) == [ConnectionStateEvent(state: "reconnecting", attempt: 2, retryInMs: 1500, error: "refused")])
         // The room was already joining: not published again.
         #expect(Self.rooms(failed) == [])
         // Back: one line with how long it lasted.
@@ -177,14 +177,14 @@ import Testing
         let failed = core.link(.reconnecting(attempt: 1, retryIn: .seconds(1), error: "ECONNREFUSED"), now: Self.t0)
         #expect(Self.logs(failed) == [.failure(.outageBegins, reason: "ECONNREFUSED", attempt: 1, retryIn: .seconds(1), everConnected: false)])
         let next = core.link(.connecting(attempt: 2), now: Self.t0 + .seconds(1))
-        #expect(Self.connections(next) == [BackendConnectionState(state: "connecting", attempt: 2, retryInMs: 0)])
+        #expect(Self.connections(next) == [ConnectionStateEvent(state: "connecting", attempt: 2, retryInMs: 0)])
     }
 
     @Test func aRefusalIsTheRoomsError() {
         var core = Self.connectedCore()
         let effects = core.link(.refused(error: "unauthorized"), now: Self.t0)
         #expect(Self.logs(effects) == [.refused("unauthorized")])
-        #expect(Self.connections(effects) == [BackendConnectionState(state: "disconnected", error: "unauthorized")])
+        #expect(Self.connections(effects) == [ConnectionStateEvent(state: "disconnected", error: "unauthorized")])
         #expect(Self.rooms(effects) == [.joining, .error])
         #expect(core.room?.error?.name == RPCError.daemon(.backendRefused, "").name)
         #expect(core.outage.since == nil)
@@ -225,10 +225,13 @@ import Testing
         #expect(Self.logs(failed).first == .failure(.outageBegins, reason: "y", attempt: 1, retryIn: .seconds(1), everConnected: false))
     }
 
-    @Test func theConnectionStateCarriesClippedErrorsAndTheSocketId() {
-        let state = BackendConnectionState(state: "connected", socketId: "s9")
-        #expect(state.json == ["state": "connected", "attempt": 0, "retryInMs": nil, "error": nil, "socketId": "s9"])
-        #expect(BackendConnectionState.idle.json == ["state": "idle", "attempt": 0, "retryInMs": nil, "error": nil])
+    @Test func aLongErrorIsClippedInTheConnectionState() {
+        var core = RoomCore()
+        let long = String(repeating: "e", count: 5000)
+        let effects = core.link(.refused(error: long), now: Self.t0)
+        let error = Self.connections(effects).first?.error ?? ""
+        #expect(error.count < long.count)
+        #expect(error == PeerText.clipped(long))
     }
 
     // MARK: VOD and restart

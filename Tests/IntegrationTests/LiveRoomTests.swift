@@ -216,7 +216,7 @@ import Testing
         try live.waitForAck("trk-threads", "received")
         let niceByName = try threads(of: live.daemon.process.processIdentifier)
         #expect(niceByName["interactived.bk"] == 10)
-        #expect(niceByName["socketio.io"] == 0)
-        #expect(niceByName["interactived.io"] == 0)
+        #expect(niceByName["interactived.ev"] == 0)
+        #expect(niceByName["interactived.io"] == nil, "the local API runs on the event loop, not a reactor of its own")
     }
 }

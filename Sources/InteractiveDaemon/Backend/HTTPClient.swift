@@ -1,5 +1,6 @@
 import CInteractiveShims
 import Dispatch
+import IPCProtocol
 
 /// One HTTP reply.
 struct HTTPResponse: Sendable {

@@ -1,3 +1,4 @@
+import IPCProtocol
 import JSONValue
 
 /// Why a configuration value was refused. Always names the key.

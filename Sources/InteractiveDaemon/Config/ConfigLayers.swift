@@ -25,25 +25,9 @@ struct ConfigLayers: Sendable, Equatable {
     /// keys keep the values they had at start until the daemon restarts: `nil` means `file`.
     var fileAtStart: [String: JSONValue]?
 
-    /// The prod URLs; dev and stg have none built in.
-    static let prodSocketURL = "wss://wsk.onplay.live"
-    static let prodAPIURL = "https://api.onplay.live"
-
+    /// The defaults layer (`ConfigDefaults`).
     static func defaults(stateDirectory: String) -> [String: JSONValue] {
-        [
-            "deviceClass": "settopbox",
-            "viewport": ["width": 1920, "height": 1080],
-            "httpTimeoutMs": 10000,
-            "answerConfirmTimeoutMs": 60000,
-            "playbackTimeoutMs": 15000,
-            "insecureTLS": false,
-            "protocol": "v4",
-            "reconnect": ["baseMs": 500, "capMs": 30000, "factor": 2],
-            "stateDirectory": .string(stateDirectory),
-            "maxClients": 1024,
-            "privilegedGroup": "interactive",
-            "logTarget": "auto",
-        ]
+        ConfigDefaults.layer(stateDirectory: stateDirectory)
     }
 
     /// Every key with its effective value (`null` when unset).
@@ -77,7 +61,7 @@ struct ConfigLayers: Sendable, Equatable {
             merged[key.name] = entry
         }
         if merged["environment"]?.value == "prod" {
-            for (key, url) in [("socketUrl", ConfigLayers.prodSocketURL), ("apiUrl", ConfigLayers.prodAPIURL)]
+            for (key, url) in [("socketUrl", ConfigDefaults.prodSocketURL), ("apiUrl", ConfigDefaults.prodAPIURL)]
             where merged[key]?.origin == .unset {
                 merged[key] = (.string(url), .default)
             }

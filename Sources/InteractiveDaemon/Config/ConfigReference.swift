@@ -14,10 +14,10 @@ public struct ConfigKeyReference: Sendable {
 }
 
 /// The configuration keys for the manual: names, runtime and flags from the key table
-/// (`ConfigKeys`, `DaemonOptions`), defaults from `ConfigLayers.defaults`, meanings from here.
+/// (`ConfigKeys`, `DaemonOptions`), defaults from `ConfigDefaults`, meanings from here.
 public enum ConfigReference {
     public static var keys: [ConfigKeyReference] {
-        let defaults = ConfigLayers.defaults(stateDirectory: "/var/lib/interactived")
+        let defaults = ConfigDefaults.layer(stateDirectory: ConfigDefaults.rootStateDirectory)
         return ConfigKeys.all.map { key in
             let documented = documentation[key.name]
             let defaultText = documented?.defaultText ?? defaults[key.name].map { $0.jsonText } ?? "none"
@@ -33,9 +33,9 @@ public enum ConfigReference {
         "os": (nil, "The platform string sent to the backend (handshake header, join-room, answers, the VOD path, targets)."),
         "deviceClass": (nil, "The device class reported in tracking (clientContext.deviceClass)."),
         "viewport": (nil, "{\"width\":W,\"height\":H}: the screen size reported in tracking until a player reports its video area (player.viewport)."),
-        "socketUrl": ("none; with environment prod: \"wss://wsk.onplay.live\"",
+        "socketUrl": ("none; with environment prod: \"\(ConfigDefaults.prodSocketURL)\"",
                       "Origin of the Socket.IO server: ws://, wss://, http:// or https://; the path /socket.io/ is added."),
-        "apiUrl": ("none; with environment prod: \"https://api.onplay.live\"",
+        "apiUrl": ("none; with environment prod: \"\(ConfigDefaults.prodAPIURL)\"",
                    "Origin of the REST API: http:// or https://; the API's paths are appended as written."),
         "leaderboardUrl": (nil, "The leaderboard page's URL; mediaId and tenant are added as query parameters."),
         "httpTimeoutMs": (nil, "Timeout of one REST call, in milliseconds (100 to 600000)."),

@@ -136,7 +136,7 @@ actor ConfigStore {
         if changed["insecureTLS"] == true {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }
-        await bus.publish(EventType.configChanged, .object(changed), section: "config", status: .object(after))
+        await bus.publish(ConfigChangedEvent(changes: changed), section: "config", status: .object(after))
         await observer?(settings)
         return changed.keys.sorted()
     }

@@ -36,26 +36,26 @@ public struct Settings: Sendable, Equatable {
         environment = effective["environment"]?.stringValue.flatMap(Environment.init(rawValue:))
         tenant = effective["tenant"]?.stringValue
         os = effective["os"]?.stringValue
-        deviceClass = effective["deviceClass"]?.stringValue ?? "settopbox"
-        viewportWidth = effective["viewport"]?["width"]?.intValue ?? 1920
-        viewportHeight = effective["viewport"]?["height"]?.intValue ?? 1080
+        deviceClass = effective["deviceClass"]?.stringValue ?? ConfigDefaults.deviceClass
+        viewportWidth = effective["viewport"]?["width"]?.intValue ?? ConfigDefaults.viewportWidth
+        viewportHeight = effective["viewport"]?["height"]?.intValue ?? ConfigDefaults.viewportHeight
         socketURL = effective["socketUrl"]?.stringValue
         apiURL = effective["apiUrl"]?.stringValue
         leaderboardURL = effective["leaderboardUrl"]?.stringValue
-        httpTimeoutMs = effective["httpTimeoutMs"]?.intValue ?? 10000
-        answerConfirmTimeoutMs = effective["answerConfirmTimeoutMs"]?.intValue ?? 60000
+        httpTimeoutMs = effective["httpTimeoutMs"]?.intValue ?? ConfigDefaults.httpTimeoutMs
+        answerConfirmTimeoutMs = effective["answerConfirmTimeoutMs"]?.intValue ?? ConfigDefaults.answerConfirmTimeoutMs
         playbackURL = effective["playbackUrl"]?.stringValue ?? apiURL
-        playbackTimeoutMs = effective["playbackTimeoutMs"]?.intValue ?? 15000
+        playbackTimeoutMs = effective["playbackTimeoutMs"]?.intValue ?? ConfigDefaults.playbackTimeoutMs
         caFile = effective["caFile"]?.stringValue
-        insecureTLS = effective["insecureTLS"]?.boolValue ?? false
-        protocolVersion = effective["protocol"]?.stringValue ?? "v4"
-        reconnectBaseMs = effective["reconnect"]?["baseMs"]?.intValue ?? 500
-        reconnectCapMs = effective["reconnect"]?["capMs"]?.intValue ?? 30000
-        reconnectFactor = effective["reconnect"]?["factor"]?.doubleValue ?? 2
-        stateDirectory = effective["stateDirectory"]?.stringValue ?? "/var/lib/interactived"
-        maxClients = effective["maxClients"]?.intValue ?? 1024
-        privilegedGroup = effective["privilegedGroup"]?.stringValue ?? "interactive"
-        logTarget = effective["logTarget"]?.stringValue.flatMap(LogTarget.init(rawValue:)) ?? .auto
+        insecureTLS = effective["insecureTLS"]?.boolValue ?? ConfigDefaults.insecureTLS
+        protocolVersion = effective["protocol"]?.stringValue ?? ConfigDefaults.protocolVersion
+        reconnectBaseMs = effective["reconnect"]?["baseMs"]?.intValue ?? ConfigDefaults.reconnectBaseMs
+        reconnectCapMs = effective["reconnect"]?["capMs"]?.intValue ?? ConfigDefaults.reconnectCapMs
+        reconnectFactor = effective["reconnect"]?["factor"]?.doubleValue ?? ConfigDefaults.reconnectFactor
+        stateDirectory = effective["stateDirectory"]?.stringValue ?? ConfigDefaults.rootStateDirectory
+        maxClients = effective["maxClients"]?.intValue ?? ConfigDefaults.maxClients
+        privilegedGroup = effective["privilegedGroup"]?.stringValue ?? ConfigDefaults.privilegedGroup
+        logTarget = effective["logTarget"]?.stringValue.flatMap(LogTarget.init(rawValue:)) ?? ConfigDefaults.logTarget
     }
 
     /// Keys a live room needs that are not set.

@@ -21,11 +21,6 @@ actor EventBus {
         }
     }
 
-    /// Up to this many subscribers (a player and a tool or two), the publisher writes an event
-    /// to an idle subscriber's socket itself, sparing a thread hand-off; beyond it the writes
-    /// are left to the subscribers' writer tasks, which run in parallel and batch.
-    static let directSendLimit = 4
-
     let bootId: String
     private(set) var seq = 0
     private var ring: ReplayRing
@@ -59,11 +54,17 @@ actor EventBus {
             seq: seq, type: type, line: EventEnvelope(bootId: bootId, seq: seq, type: type, time: time, data: data).line(),
             observerLine: observerData.map { EventEnvelope(bootId: bootId, seq: seq, type: type, time: time, data: $0).line() })
         ring.append(entry)
-        let sendDirectly = subscribers.count <= Self.directSendLimit
         for subscriber in subscribers.values where subscriber.wants(type) {
-            subscriber.queue.pushEvent(entry.line(for: subscriber.role), sendDirectly: sendDirectly)
+            subscriber.queue.pushEvent(entry.line(for: subscriber.role))
         }
         if let section { statusSectionChanged(section) }
+    }
+
+    /// Publishes a typed event (docs/ipc.md, Events); `observerEvent`, when given, is what
+    /// observer-role subscribers get instead (a play ticket without its token).
+    func publish<Event: EventData>(_ event: Event, section: String? = nil, status value: JSONValue? = nil,
+                                   observerEvent: Event? = nil) {
+        publish(Event.type, event.data, section: section, status: value, observerData: observerEvent?.data)
     }
 
     /// Updates one section of the status board without an event.
@@ -108,10 +109,10 @@ actor EventBus {
     /// `since`, an `events.lagged` if events are lost and the held events after `since`.
     /// Later events follow in order. A second call on the same connection replaces the filter.
     func subscribe(connection: Int, queue: OutboundQueue, prefixes: [String]?, role: ClientRole, since: Int?,
-                   sinceBootId: String?, reply: (JSONValue) -> [UInt8]) {
+                   sinceBootId: String?, reply: (SubscribeResult) -> [UInt8]) {
         let subscriber = Subscriber(queue: queue, prefixes: prefixes, role: role)
         subscribers[connection] = subscriber
-        queue.pushReply(reply(["bootId": .string(bootId), "seq": .number(Double(seq)), "snapshot": snapshot()]))
+        queue.pushReply(reply(SubscribeResult(bootId: bootId, seq: seq, snapshot: snapshot())))
         guard let since else { return }
         if let sinceBootId, sinceBootId != bootId {
             queue.pushReply(OutboundQueue.laggedLine(bootId: bootId, missed: seq))

@@ -1,5 +1,6 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,16 +17,23 @@ struct ClientConnection: Sendable {
     /// Serves the client until it disconnects or the task is cancelled; closes the socket.
     func run() async {
         log.debug("Client connected as \(context.role.rawValue)", clientFields)
-        IOReactor.shared.register(fd)
+        let watched: WatchedDescriptor
+        do {
+            watched = try await WatchedDescriptor.watch(fd)
+        } catch {
+            log.warning("Cannot watch a client's socket: \(error)", clientFields)
+            close(fd)
+            return
+        }
         // The reader ending (end of input) lets the writer drain what is queued; the writer
         // ending (the peer is gone, or it stopped reading its replies) stops the reader.
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await readLoop()
+                await readLoop(watched)
                 return true
             }
             group.addTask {
-                await writeLoop()
+                await writeLoop(watched)
                 return false
             }
             while let readerEnded = await group.next() {
@@ -38,16 +46,14 @@ struct ClientConnection: Sendable {
         }
         await router.bus.unsubscribe(connection: context.id)
         await router.rooms.clientDisconnected(context.id)
-        // The queue sends on `fd` directly until closed; a reused descriptor number must never
-        // receive this client's lines.
         context.queue.close()
-        IOReactor.shared.deregister(fd)
+        await watched.stopWatching()
         close(fd)
         if context.queue.peakBytes > MemoryRelease.threshold { MemoryRelease.giveBack() }
         log.debug("Client disconnected", clientFields)
     }
 
-    private func readLoop() async {
+    private func readLoop(_ watched: WatchedDescriptor) async {
         var framer = LineFramer()
         var rate = RequestRate()
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -58,7 +64,7 @@ struct ClientConnection: Sendable {
                 for frame in frames {
                     let wait = rate.take(at: .now)
                     if wait > .zero {
-                        do { try await Task.sleep(for: wait) } catch { return }
+                        do { try await EventLoop.shared.sleep(for: wait) } catch { return }
                     }
                     await handle(frame)
                 }
@@ -72,7 +78,7 @@ struct ClientConnection: Sendable {
             } else if count == 0 {
                 return
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                do { try await IOReactor.shared.waitReadable(fd) } catch { return }
+                do { try await watched.readable() } catch { return }
             } else if errno != EINTR {
                 return
             }
@@ -103,7 +109,7 @@ struct ClientConnection: Sendable {
 
     private var clientFields: [String: String] { context.logFields }
 
-    private func writeLoop() async {
+    private func writeLoop(_ watched: WatchedDescriptor) async {
         while let items = await context.queue.next() {
             var bytes: [UInt8] = []
             for item in items {
@@ -112,7 +118,7 @@ struct ClientConnection: Sendable {
                 case .lagged(let missed): bytes.append(contentsOf: OutboundQueue.laggedLine(bootId: bootId, missed: missed))
                 }
             }
-            guard await write(bytes) else {
+            guard await write(bytes, watched) else {
                 context.queue.close()
                 return
             }
@@ -120,14 +126,14 @@ struct ClientConnection: Sendable {
     }
 
     /// Writes everything, waiting for the socket to drain; false when the peer is gone.
-    private func write(_ bytes: [UInt8]) async -> Bool {
+    private func write(_ bytes: [UInt8], _ watched: WatchedDescriptor) async -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written > 0 {
                 offset += written
             } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                do { try await IOReactor.shared.waitWritable(fd) } catch { return false }
+                do { try await watched.writable() } catch { return false }
             } else if written < 0 && errno == EINTR {
                 continue
             } else {

@@ -1,6 +1,7 @@
 import CInteractiveShims
 import IPCProtocol
 import JSONValue
+import Runtime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +17,13 @@ struct IPCServer: Sendable {
 
     /// Accepts until cancelled; then every connection is closed.
     func run() async {
-        IOReactor.shared.register(listener.fd)
-        defer { IOReactor.shared.deregister(listener.fd) }
+        let watched: WatchedDescriptor
+        do {
+            watched = try await WatchedDescriptor.watch(listener.fd)
+        } catch {
+            log.error("Cannot watch the local socket: \(error)")
+            return
+        }
         let admission = AdmissionBox(ConnectionAdmission(maxClients: maxClients))
         await withDiscardingTaskGroup { group in
             var nextID = 1
@@ -25,10 +31,10 @@ struct IPCServer: Sendable {
                 let fd = interactive_accept_nonblocking(listener.fd)
                 if fd < 0 {
                     if errno == EAGAIN || errno == EWOULDBLOCK {
-                        do { try await IOReactor.shared.waitReadable(listener.fd) } catch { break }
+                        do { try await watched.readable() } catch { break }
                     } else if errno == EMFILE || errno == ENFILE {
                         log.error("Out of file descriptors; not accepting for 100 ms")
-                        try? await Task.sleep(for: .milliseconds(100))
+                        try? await EventLoop.shared.sleep(for: .milliseconds(100))
                     }
                     continue
                 }
@@ -39,7 +45,7 @@ struct IPCServer: Sendable {
                     continue
                 }
                 let context = ClientContext(id: nextID, peer: peer, role: role,
-                                            queue: OutboundQueue(eventLimit: subscriberQueueLimit, socket: fd))
+                                            queue: OutboundQueue(eventLimit: subscriberQueueLimit))
                 nextID += 1
                 let connection = ClientConnection(context: context, fd: fd, router: router, log: log, bootId: router.bus.bootId)
                 group.addTask {
@@ -48,6 +54,7 @@ struct IPCServer: Sendable {
                 }
             }
         }
+        await watched.stopWatching()
     }
 
     /// A connection not let in: one error line saying why, then it is closed.

@@ -1,10 +1,6 @@
-import CInteractiveShims
 import IPCProtocol
 import JSONValue
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What one connection has yet to write: replies (never dropped) and events (bounded), both
 /// bounded in bytes so that a client that does not read cannot grow the daemon.
@@ -15,11 +11,6 @@ import Glibc
 /// stream, so the subscriber learns exactly where the gap is and how large it was. Replies
 /// are never dropped: a client that leaves more than `replyByteLimit` bytes of them unread is
 /// cut off instead.
-///
-/// With a `socket`, a line pushed while nothing is queued and the writer is idle is sent by the
-/// pusher at once (non-blocking, under the queue's lock, so order is kept); what the socket does
-/// not take goes to the writer as usual. That saves a thread hand-off per line in the common
-/// case of a client that keeps up.
 final class OutboundQueue: Sendable {
     enum Item: Sendable {
         case line([UInt8])
@@ -45,17 +36,13 @@ final class OutboundQueue: Sendable {
     /// Bytes of replies a client may leave unread; past it the client is not reading and is
     /// disconnected.
     let replyByteLimit: Int
-    /// The connection's non-blocking socket, for the direct send; it must stay open until
-    /// `close()` returned.
-    private let socket: Int32?
     private let state = Mutex(State())
 
     /// Defaults: 128 KiB of events and 1 MiB of replies per connection (docs/ipc.md, "Limits").
-    init(eventLimit: Int, eventByteLimit: Int = 128 * 1024, replyByteLimit: Int = 1024 * 1024, socket: Int32? = nil) {
+    init(eventLimit: Int, eventByteLimit: Int = 128 * 1024, replyByteLimit: Int = 1024 * 1024) {
         self.eventLimit = eventLimit
         self.eventByteLimit = eventByteLimit
         self.replyByteLimit = replyByteLimit
-        self.socket = socket
     }
 
     /// Queues a reply or another line that must not be dropped. A client that leaves more than
@@ -65,19 +52,14 @@ final class OutboundQueue: Sendable {
     /// The most bytes this queue held at once.
     var peakBytes: Int { state.withLock { $0.peakBytes } }
 
-    /// True while the writer waits in `next()` with nothing queued: a push is then sent directly.
-    var isWriterIdle: Bool { state.withLock { $0.waiter != nil } }
-
     /// True when the queue closed itself because the client left `replyByteLimit` bytes of
     /// replies unread.
     var overflowed: Bool { state.withLock { $0.overflowed } }
 
-    /// Queues an event line, or counts it as missed when the queue is full. `sendDirectly`
-    /// false leaves even an idle writer to send it (a publisher with many subscribers spreads
-    /// the writes over their writer tasks instead of making them all itself).
-    func pushEvent(_ line: [UInt8], sendDirectly: Bool = true) { push(.line(line), isEvent: true, sendDirectly: sendDirectly) }
+    /// Queues an event line, or counts it as missed when the queue is full.
+    func pushEvent(_ line: [UInt8]) { push(.line(line), isEvent: true) }
 
-    private func push(_ item: Item, isEvent: Bool, sendDirectly: Bool = true) {
+    private func push(_ item: Item, isEvent: Bool) {
         let wake: (CheckedContinuation<[Item]?, Never>, [Item])? = state.withLock { state -> (CheckedContinuation<[Item]?, Never>, [Item])? in
             guard !state.closed else { return nil }
             let size: Int
@@ -100,16 +82,6 @@ final class OutboundQueue: Sendable {
                     return nil
                 }
                 state.queuedEvents += 1
-            }
-            var item = item
-            if sendDirectly, state.items.isEmpty, state.waiter != nil, let socket, case .line(let line) = item {
-                let sent = line.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
-                if sent == line.count {
-                    if isEvent { state.queuedEvents -= 1 }
-                    return nil
-                }
-                // A full socket or an error: the writer takes the rest (and sees the error itself).
-                if sent > 0 { item = .line(Array(line[sent...])) }
             }
             if isEvent { state.eventBytes += size } else { state.replyBytes += size }
             state.peakBytes = max(state.peakBytes, state.eventBytes + state.replyBytes)
@@ -135,7 +107,6 @@ final class OutboundQueue: Sendable {
     }
 
     /// No more pushes are accepted; the writer drains what is queued, then `next` returns nil.
-    /// Once it returned, the queue never touches its socket again.
     func close() {
         let waiter: CheckedContinuation<[Item]?, Never>? = state.withLock { state in
             state.closed = true
@@ -148,8 +119,8 @@ final class OutboundQueue: Sendable {
 
     /// The line that stands for a gap of `missed` events.
     static func laggedLine(bootId: String, missed: Int) -> [UInt8] {
-        EventEnvelope(bootId: bootId, seq: nil, type: EventType.eventsLagged, time: Timestamp.rfc3339(Timestamp.nowMs()),
-                      data: ["missed": .number(Double(missed))]).line()
+        EventEnvelope(bootId: bootId, seq: nil, type: EventsLaggedEvent.type, time: Timestamp.rfc3339(Timestamp.nowMs()),
+                      data: EventsLaggedEvent(missed: missed).data).line()
     }
 }
 

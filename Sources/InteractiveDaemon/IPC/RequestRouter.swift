@@ -38,7 +38,8 @@ struct RequestRouter: Sendable {
 
     /// What a handler produced.
     enum Outcome: Sendable {
-        case result(JSONValue)
+        /// The typed result (a manager's result is JSON built from the typed value).
+        case result(any MethodResult)
         /// The handler queued its reply itself (events.subscribe, to order it before replays).
         case queued
     }
@@ -57,7 +58,7 @@ struct RequestRouter: Sendable {
         }
         guard let id = request.id else { return nil }
         switch outcome {
-        case .success(.result(let result)): return RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success(result)).line()
+        case .success(.result(let result)): return RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success(result.json)).line()
         case .success(.queued): return nil
         case .failure(let error): return RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .failure(error)).line()
         }
@@ -72,136 +73,99 @@ struct RequestRouter: Sendable {
                         client.logFields.merging(["INTERACTIVE_METHOD": method.rawValue]) { $1 }, id: .permissionDenied)
             throw RPCError.daemon(.permissionDenied, "\(method.rawValue) needs the control role (root, the daemon's user or the privileged group)")
         }
-        let params = try Params(request.params)
+        let params = try ParamReader(request.params)
         switch method {
         case .daemonHello:
-            _ = try params.optionalString("client")
-            _ = try params.optionalInt("protocol", range: 0...Int(Int32.max))
-            return .result([
-                "daemon": "interactived", "version": .string(version), "protocol": .number(Double(ipcProtocolVersion)),
-                "bootId": .string(bus.bootId), "role": .string(client.role.rawValue),
-                "capabilities": .array(IPCMethod.allCases.map(\.rawValue).sorted().map(JSONValue.string)),
-            ])
+            _ = try HelloParams(params)
+            return .result(HelloResult(daemon: "interactived", version: version, protocolVersion: ipcProtocolVersion, bootId: bus.bootId,
+                                       role: client.role.rawValue, capabilities: IPCMethod.allCases.map(\.rawValue).sorted()))
         case .daemonStatus:
             await tracking?.settled()
             return .result(await bus.snapshot())
         case .daemonReload:
             switch await reloader.reload() {
             case .success(let reload):
-                return .result(["file": .string(config.filePath), "changed": .array(reload.changed.map(JSONValue.string)),
-                                "restartNeeded": .array(reload.restartNeeded.map(JSONValue.string))])
+                return .result(ReloadResult(file: config.filePath, changed: reload.changed, restartNeeded: reload.restartNeeded))
             case .failure(let error):
                 throw RPCError.daemon(.configRejected, "configuration file not reloaded: \(error)",
                                       extra: ["key": JSONValue(error.key), "file": .string(config.filePath)])
             }
         case .configGet:
-            return .result(try params.optionalBool("origin") == true ? await config.effectiveWithOrigins() : await config.effective())
+            return .result(try ConfigGetParams(params).origin ? await config.effectiveWithOrigins() : await config.effective())
         case .configSet:
-            guard !params.members.isEmpty else { throw RPCError.invalidParams("give at least one configuration key") }
-            return .result(try await config.set(params.members, by: client))
+            return .result(try await config.set(try ConfigSetParams(params).changes, by: client))
         case .sessionLogin:
-            let token = try params.string("token")
-            let userId = try params.string("userId")
-            let displayName = try params.optionalString("displayName")
-            return .result(await rooms.login(token: token, userId: userId, displayName: displayName))
+            let login = try SessionLoginParams(params)
+            return .result(await rooms.login(token: login.token, userId: login.userId, displayName: login.displayName))
         case .sessionLogout:
             return .result(await rooms.logout())
         case .eventsSubscribe:
-            let prefixes = try params.optionalStringArray("types")
-            let since = try params.optionalInt("since", range: 0...Int(Int32.max))
-            let sinceBoot = try params.optionalString("bootId")
+            let subscription = try EventsSubscribeParams(params)
             guard let id = request.id else {
                 throw RPCError.invalidRequest("events.subscribe must be a request with an id")
             }
-            await bus.subscribe(connection: client.id, queue: client.queue, prefixes: prefixes, role: client.role,
-                                since: since, sinceBootId: sinceBoot) {
-                RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success($0)).line()
+            await bus.subscribe(connection: client.id, queue: client.queue, prefixes: subscription.types, role: client.role,
+                                since: subscription.since, sinceBootId: subscription.bootId) {
+                RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success($0.json)).line()
             }
             return .queued
         case .eventsUnsubscribe:
             await bus.unsubscribe(connection: client.id)
-            return .result(["subscribed": false])
+            return .result(UnsubscribeResult())
         case .roomJoin:
-            let mediaId = try params.string("mediaId")
-            let mode = RoomMode(rawValue: try params.oneOf("mode", ["live", "vod"], default: "live")) ?? .live
-            let fanclub = try params.optionalBool("fanclub") ?? false
-            let timeoutMs = try params.optionalInt("timeoutMs", range: 0...600_000) ?? 10_000
-            return .result(try await rooms.join(mediaId: mediaId, mode: mode, fanclub: fanclub, timeoutMs: timeoutMs))
+            let join = try RoomJoinParams(params)
+            return .result(try await rooms.join(mediaId: join.mediaId, mode: join.mode, fanclub: join.fanclub,
+                                                timeoutMs: join.effectiveTimeoutMs))
         case .roomLeave:
             return .result(try await rooms.leave())
         case .playerTime:
-            let seconds = try params.number("seconds")
-            guard seconds >= 0 else { throw RPCError.invalidParams("'seconds' must not be negative") }
-            await rooms.playerTime(seconds)
-            return .result(["seconds": .number(seconds)])
+            let time = try PlayerTimeParams(params)
+            await rooms.playerTime(time.seconds)
+            return .result(PlayerTimeResult(seconds: time.seconds))
         case .playerState:
-            let state = try params.oneOf("state", ["playing", "paused", "buffering", "ended"])
-            await rooms.playerState(state: state, position: try params.optionalNumber("position"))
-            return .result(["state": .string(state)])
+            let state = try PlayerStateParams(params)
+            await rooms.playerState(state: state.state.rawValue, position: state.position)
+            return .result(PlayerStateResult(state: state.state.rawValue))
         case .playerViewport:
-            guard let width = try params.optionalInt("width", range: 1...100_000),
-                  let height = try params.optionalInt("height", range: 1...100_000) else {
-                throw RPCError.invalidParams("'width' and 'height' are required")
-            }
-            await rooms.playerViewport(width: width, height: height)
-            return .result(["width": .number(Double(width)), "height": .number(Double(height))])
+            let viewport = try Viewport(params)
+            await rooms.playerViewport(width: viewport.width, height: viewport.height)
+            return .result(viewport)
         case .overlayAttached:
-            try await overlays.attached(try params.string("overlayId"), connection: try claimant(params, client))
-            return .result(["ok": true])
+            let attached = try OverlayAttachedParams(params)
+            try await overlays.attached(attached.overlayId, connection: attached.claim ? client.id : nil)
+            return .result(OKResult())
         case .overlayRendered:
-            let status = try params.oneOf("status", ["loaded", "failed"])
-            let first = try await overlays.rendered(try params.string("overlayId"), loaded: status == "loaded",
-                                                    reason: try params.optionalString("reason"), connection: try claimant(params, client))
-            return .result(["recorded": .bool(first)])
+            let rendered = try OverlayRenderedParams(params)
+            let first = try await overlays.rendered(rendered.overlayId, loaded: rendered.status == .loaded, reason: rendered.reason,
+                                                    connection: rendered.claim ? client.id : nil)
+            return .result(RenderedResult(recorded: first))
         case .overlayBridge:
-            let overlayId = try params.string("overlayId")
-            guard let raw = params.members["message"], let message = BridgeMessage(raw) else {
-                throw RPCError.invalidParams("'message' must be {type, data} or the JSON string the template posted")
-            }
-            return .result(try await overlays.bridge(overlayId, message: message, connection: try claimant(params, client)))
+            let bridge = try OverlayBridgeParams(params)
+            return .result(try await overlays.bridge(bridge.overlayId, message: bridge.posted, connection: bridge.claim ? client.id : nil))
         case .overlayDismiss:
-            try await overlays.dismiss(try params.string("overlayId"))
-            return .result(["ok": true])
+            try await overlays.dismiss(try OverlayDismissParams(params).overlayId)
+            return .result(OKResult())
         case .answerConfirm:
-            guard let accept = try params.optionalBool("accept") else { throw RPCError.invalidParams("'accept' is required") }
-            try await overlays.confirm(try params.string("overlayId"), accept: accept)
-            return .result(["ok": true])
+            let confirm = try AnswerConfirmParams(params)
+            try await overlays.confirm(confirm.overlayId, accept: confirm.accept)
+            return .result(OKResult())
         case .interactiveStatus:
-            return .result(try await rooms.interactiveStatus(mediaId: try params.string("mediaId")))
+            return .result(try await rooms.interactiveStatus(mediaId: try InteractiveStatusParams(params).mediaId))
         case .leaderboardURL:
-            return .result(try await rooms.leaderboardURL(mediaId: try params.string("mediaId")))
+            return .result(try await rooms.leaderboardURL(mediaId: try LeaderboardURLParams(params).mediaId))
         case .predictOpen:
-            return .result(try await rooms.predictOpen(timelineId: try params.string("timelineId")))
+            return .result(try await rooms.predictOpen(timelineId: try PredictOpenParams(params).timelineId))
         case .playbackStart:
-            let filmId = try params.string("filmId")
-            guard let episodeNo = try params.optionalInt("episodeNo", range: 1...Int(Int32.max)) else {
-                throw RPCError.invalidParams("'episodeNo' is required")
-            }
-            guard let device = params.members["device"], device.objectValue != nil else {
-                throw RPCError.invalidParams("'device' must be {unionInfo, drmKek}")
-            }
-            return .result(try await playback.start(filmId: filmId, episodeNo: episodeNo, unionInfo: device["unionInfo"]?.stringValue,
-                                                    drmKek: device["drmKek"]?.stringValue))
+            let start = try PlaybackStartParams(params)
+            return .result(try await playback.start(filmId: start.filmId, episodeNo: start.episodeNo, unionInfo: start.device.unionInfo,
+                                                    drmKek: start.device.drmKek))
         case .playbackError:
             // `message` (the SDK's text) is never branched on.
-            return .result(try await playback.playerError(position: try position(params)))
+            return .result(try await playback.playerError(position: try PlaybackErrorParams(params).position))
         case .playbackForeground:
-            return .result(try await playback.foreground(position: try position(params)))
+            return .result(try await playback.foreground(position: try PlaybackForegroundParams(params).position))
         case .playbackStop:
             return .result(try await playback.stop())
         }
-    }
-
-    /// A player's `position` in seconds (≥ 0).
-    private func position(_ params: Params) throws(RPCError) -> Double {
-        let seconds = try params.number("position")
-        guard seconds >= 0 else { throw RPCError.invalidParams("'position' must not be negative") }
-        return seconds
-    }
-
-    /// The connection that may become an overlay's owner: the caller, unless it said `claim: false`
-    /// (a one-shot tool reporting on a player's behalf).
-    private func claimant(_ params: Params, _ client: ClientContext) throws(RPCError) -> Int? {
-        try params.optionalBool("claim") == false ? nil : client.id
     }
 }

@@ -1,3 +1,4 @@
+import IPCProtocol
 import JSONValue
 
 /// An overlay the players were told to show and that has not been hidden yet.
@@ -19,26 +20,22 @@ struct OnScreenOverlay: Sendable, Equatable {
     var kind: OverlayKind { overlay.kind }
     var timelineId: String { overlay.timelineId }
 
-    var placement: JSONValue {
-        ["location": .number(Double(overlay.location ?? 4)), "widthPct": .number(overlay.widthPct),
-         "heightPct": .number(overlay.heightPct)]
+    var placement: OverlayPlacement {
+        OverlayPlacement(location: overlay.location ?? 4, widthPct: overlay.widthPct, heightPct: overlay.heightPct)
     }
 
     /// The `overlay.show` event's data. `raw` is the backend's payload when it takes at most
     /// `rawLimit` bytes; a larger one is left out (`raw: null`, `rawOmittedBytes`), so a backend
     /// cannot make every event, queue and the replay ring carry megabytes.
-    var showEvent: JSONValue {
-        var data: [String: JSONValue] = [
-            "overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind.rawValue),
-            "url": .string(url), "placement": placement, "durationSec": .number(Double(overlay.durationSec)),
-            "raw": overlay.raw,
-        ]
+    var showEvent: OverlayShow {
+        var event = OverlayShow(overlayId: overlayId, timelineId: timelineId, kind: kind.rawValue, url: url, placement: placement,
+                                durationSec: overlay.durationSec, raw: overlay.raw)
         let rawBytes = overlay.raw.serialized().count
         if rawBytes > Self.rawLimit {
-            data["raw"] = .null
-            data["rawOmittedBytes"] = .number(Double(rawBytes))
+            event.raw = .null
+            event.rawOmittedBytes = rawBytes
         }
-        return .object(data)
+        return event
     }
 
     /// The largest `raw` payload an `overlay.show` carries (docs/ipc.md, "Limits").
@@ -46,10 +43,9 @@ struct OnScreenOverlay: Sendable, Equatable {
 
     /// The overlay as `daemon.status` lists it.
     var status: JSONValue {
-        ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind.rawValue),
-         "url": .string(url), "placement": placement, "durationSec": .number(Double(overlay.durationSec)),
-         "revealed": .bool(revealed), "shownAt": .string(Timestamp.rfc3339(shownAt)),
-         "tracked": .bool(trackingId != nil)]
+        OverlayStatus(overlayId: overlayId, timelineId: timelineId, kind: kind.rawValue, url: url, placement: placement,
+                      durationSec: overlay.durationSec, revealed: revealed, shownAt: Timestamp.rfc3339(shownAt),
+                      tracked: trackingId != nil).json
     }
 
     /// Which overlays replace each other: one minigame at a time, one predict/lucky dialog at a time.

@@ -38,11 +38,11 @@ extension OverlayManager {
             return await publishResult(overlayId, overlay, .failure("already_answered"))
         }
         guard context.session.isLoggedIn, let userId = context.session.userId else {
-            await bus.publish(EventType.loginRequired, ["overlayId": .string(overlayId), "reason": "answer"])
+            await bus.publish(LoginRequiredEvent(overlayId: overlayId, reason: "answer"))
             return await publishResult(overlayId, overlay, .failure("login_required"))
         }
         if overlay.requireFanclub && !context.fanclub {
-            await bus.publish(EventType.fanclubRequired, ["overlayId": .string(overlayId), "mediaId": .string(context.mediaId)])
+            await bus.publish(FanclubRequiredEvent(overlayId: overlayId, mediaId: context.mediaId))
             return await publishResult(overlayId, overlay, .failure("fanclub_required"))
         }
         answering.insert(timelineId)
@@ -133,10 +133,8 @@ extension OverlayManager {
             guard (try? await EventLoop.shared.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
             await self?.expireConfirmations()
         }
-        await bus.publish(EventType.answerConfirm, [
-            "overlayId": .string(overlayId), "timelineId": .string(record.timelineId), "kind": "bet",
-            "amount": .number(amount), "vip": .bool(vip), "bet": .bool(bet), "timeoutMs": .number(Double(timeoutMs)),
-        ])
+        await bus.publish(AnswerConfirmEvent(overlayId: overlayId, timelineId: record.timelineId, kind: "bet", amount: amount,
+                                             vip: vip, bet: bet, timeoutMs: timeoutMs))
         return await withCheckedContinuation { waiter in
             if let known = confirmations.wait(overlayId, waiter) { waiter.resume(returning: known) }
         }
@@ -153,10 +151,7 @@ extension OverlayManager {
     private static let backendFailures: Set<String> = ["network_error", "unknown_response", "api_false", "api_unauthorized"]
 
     private func publishResult(_ overlayId: String, _ overlay: IncomingOverlay, failure reason: String, detail: String?) async {
-        var data: [String: JSONValue] = ["overlayId": .string(overlayId), "timelineId": .string(overlay.timelineId),
-                                         "status": "failure", "reason": .string(reason)]
-        if let detail { data["detail"] = .string(detail) }
-        await bus.publish(EventType.answerResult, .object(data))
+        await bus.publish(AnswerResultEvent.failure(overlayId: overlayId, timelineId: overlay.timelineId, reason: reason, detail: detail))
         let priority: LogPriority = Self.backendFailures.contains(reason) || reason.hasPrefix("api_") ? .warning : .info
         log.log(priority, "Answer for \(overlayId) failed (\(logDetail(overlay))): \(reason)\(detail.map { " (\($0))" } ?? "")",
                 fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "failure",
@@ -164,8 +159,7 @@ extension OverlayManager {
     }
 
     private func publishResult(_ overlayId: String, _ overlay: IncomingOverlay, data: JSONValue) async {
-        await bus.publish(EventType.answerResult, ["overlayId": .string(overlayId), "timelineId": .string(overlay.timelineId),
-                                                   "status": "success", "reason": nil, "data": data])
+        await bus.publish(AnswerResultEvent.success(overlayId: overlayId, timelineId: overlay.timelineId, data: data))
         log.info("Answer for \(overlayId) accepted (\(logDetail(overlay)))",
                  fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "success"]) { $1 },
                  id: .answerResult)

@@ -194,17 +194,18 @@ actor OverlayManager {
     private func perform(_ effect: ScreenEffect) async {
         switch effect {
         case .show(let record, let status):
-            await bus.publish(EventType.overlayShow, record.showEvent, section: "overlays", status: status)
+            await bus.publish(record.showEvent, section: "overlays", status: status)
         case .hide(let record, let reason, let status):
-            await bus.publish(EventType.overlayHide, Self.hideEvent(record, reason), section: "overlays", status: status)
+            await bus.publish(OverlayHideEvent(overlayId: record.overlayId, timelineId: record.timelineId, reason: reason.rawValue),
+                              section: "overlays", status: status)
         case .reveal(let overlayId, let status):
-            await bus.publish(EventType.overlayReveal, ["overlayId": .string(overlayId)], section: "overlays", status: status)
+            await bus.publish(OverlayRevealEvent(overlayId: overlayId), section: "overlays", status: status)
         case .controls(let visible):
-            await bus.publish(EventType.playerControls, ["visible": .bool(visible)])
+            await bus.publish(PlayerControlsEvent(visible: visible))
         case .post(let overlayId, let key, let data):
-            await bus.publish(EventType.overlayPost, Self.postEvent(overlayId, key: key, data: data))
+            await bus.publish(OverlayPostEvent(overlayId: overlayId, key: key, data: data))
         case .link(let overlayId, let url):
-            await bus.publish(EventType.overlayLink, ["overlayId": .string(overlayId), "url": .string(url)])
+            await bus.publish(OverlayLinkEvent(overlayId: overlayId, url: url))
         case .track(let event):
             tracker?.record(event)
         case .overlayGone(let overlayId):
@@ -246,16 +247,6 @@ actor OverlayManager {
         case .unknownBridgeMessage(let overlayId, let type):
             log.debug("Unknown bridge message type \(type)", ["INTERACTIVE_OVERLAY_ID": overlayId])
         }
-    }
-
-    /// `overlay.hide`'s data.
-    static func hideEvent(_ record: OnScreenOverlay, _ reason: HideReason) -> JSONValue {
-        ["overlayId": .string(record.overlayId), "timelineId": .string(record.timelineId), "reason": .string(reason.rawValue)]
-    }
-
-    /// `overlay.post`'s data.
-    static func postEvent(_ overlayId: String, key: String, data: JSONValue) -> JSONValue {
-        ["overlayId": .string(overlayId), "message": ["key": .string(key), "data": data]]
     }
 
     // MARK: Logging

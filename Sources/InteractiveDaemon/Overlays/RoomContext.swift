@@ -1,7 +1,4 @@
-/// Live (server-driven) or VOD (driven by the player's clock).
-enum RoomMode: String, Sendable {
-    case live, vod
-}
+import IPCProtocol
 
 /// What the overlay pipeline needs to know about the room it serves.
 struct RoomContext: Sendable, Equatable {

@@ -337,17 +337,17 @@ struct ScreenCore: Sendable {
         case .actionReport?:
             if let url = message.adURL {
                 effects.append(.link(overlayId: overlayId, url: url))
-                return ["handled": true, "action": "link"]
+                return BridgeResult(handled: true, action: "link").json
             }
             effects.append(.startAnswer(overlayId: overlayId, answer: message.data))
-            return ["handled": true, "action": "answer"]
+            return BridgeResult(handled: true, action: "answer").json
         case .ping?:
             break
         case nil:
             effects.append(.unknownBridgeMessage(overlayId: overlayId, type: message.type))
-            return ["handled": false]
+            return BridgeResult(handled: false).json
         }
-        return ["handled": true]
+        return BridgeResult(handled: true).json
     }
 
     // MARK: Queries

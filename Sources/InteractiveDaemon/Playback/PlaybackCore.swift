@@ -125,7 +125,7 @@ struct PlaybackCore: Sendable {
             pendingStart = nil
             pendingRefresh = nil
             refreshedAfterError = false
-            effects.append(.reply(.success(["stopped": true])))
+            effects.append(.reply(.success(PlaybackStopResult().json)))
         case .fetched(let requestId, let result):
             if let pending = pendingStart, pending.requestId == requestId {
                 pendingStart = nil
@@ -257,8 +257,6 @@ struct PlaybackCore: Sendable {
     /// A method's result: the screen state now (as `playback.state` carries it) and, for
     /// `playback.error` and `playback.foreground`, whether a fresh ticket was requested.
     private func replyState(refreshing: Bool?) -> JSONValue {
-        var members = PlaybackEventData.state(screen?.episode, screen?.screen).objectValue ?? [:]
-        if let refreshing { members["refreshing"] = .bool(refreshing) }
-        return .object(members)
+        PlaybackResult(screen: PlaybackEventData.state(screen?.episode, screen?.screen), refreshing: refreshing).json
     }
 }

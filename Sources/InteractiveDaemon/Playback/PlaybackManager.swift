@@ -83,15 +83,15 @@ actor PlaybackManager {
             switch effect {
             case .state(let episode, let screen):
                 published = true
-                await bus.publish(EventType.playbackState, PlaybackEventData.state(episode, screen), section: "playback",
+                await bus.publish(PlaybackEventData.state(episode, screen), section: "playback",
                                   status: PlaybackEventData.status(core))
             case .play(let episode, let ticket, let startAt):
-                let data = PlaybackEventData.play(episode, ticket, startAt: startAt)
+                let event = PlaybackEventData.play(episode, ticket, startAt: startAt)
                 log.info("Playing an episode", fields(episode, ["INTERACTIVE_VID": ticket.vid, "INTERACTIVE_START_AT": "\(startAt)"]))
-                await bus.publish(EventType.playbackPlay, data.control, observerData: data.observer)
+                await bus.publish(event, observerEvent: event.redacted)
             case .preload(let episode, let ticket):
-                let data = PlaybackEventData.preload(episode, ticket)
-                await bus.publish(EventType.playbackPreload, data.control, observerData: data.observer)
+                let event = PlaybackEventData.preload(episode, ticket)
+                await bus.publish(event, observerEvent: event.redacted)
             case .send(let request):
                 await send(request)
             case .refusedDeviceValue(let field):

@@ -1,3 +1,4 @@
+import IPCProtocol
 import JSONValue
 
 /// The floating predict/lucky button of one timeline, as players draw it.
@@ -18,10 +19,12 @@ struct PredictButton: Sendable, Equatable {
     /// 1.0 right after a change, 0.5 once it has rested five seconds.
     var opacity: Double
 
-    /// The `predict.button` event's data.
-    var json: JSONValue {
-        ["timelineId": .string(timelineId), "kind": .string(kind.rawValue), "visible": .bool(visible),
-         "image": .string(image.rawValue), "imageIdle": JSONValue(imageIdle), "imagePower": JSONValue(imagePower),
-         "opacity": .number(opacity)]
+    /// The `predict.button` event.
+    var event: PredictButtonEvent {
+        PredictButtonEvent(timelineId: timelineId, kind: kind.rawValue, visible: visible, image: image.rawValue,
+                           imageIdle: imageIdle, imagePower: imagePower, opacity: opacity)
     }
+
+    /// The button as the status board's `predict` section lists it: the event's data.
+    var json: JSONValue { event.data }
 }

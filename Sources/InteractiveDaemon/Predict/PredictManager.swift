@@ -77,7 +77,7 @@ actor PredictManager {
             await overlays.post(overlayId, key: "UPDATE_COUTER", data: cached)
         }
         await handle(.opened(timelineId: timelineId))
-        return ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(overlay.kind.rawValue)]
+        return PredictOpenResult(overlayId: overlayId, timelineId: timelineId, kind: overlay.kind.rawValue).json
     }
 
     /// `recall-overlay` of a predict/lucky timeline: its button goes away.
@@ -105,7 +105,7 @@ actor PredictManager {
     private func perform(_ effect: PredictEffect) async {
         switch effect {
         case .publish(let button):
-            await bus.publish(EventType.predictButton, button.json)
+            await bus.publish(button.event)
         case .status(let buttons):
             await bus.setStatus("predict", .array(buttons.map(\.json)))
         case .cancelTracking(let overlay, let room, let reason):

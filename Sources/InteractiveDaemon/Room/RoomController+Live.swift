@@ -103,7 +103,7 @@ extension RoomController {
         socketSettings = nil
         core.connectionClosed()
         statusGate.reset()
-        await publishConnection(.idle)
+        await publishConnection(ConnectionStateEvent(state: "idle"))
     }
 
     private func credentials(_ wanted: LiveSocketSettings) -> SocketIOCredentials { wanted.credentials(for: session) }

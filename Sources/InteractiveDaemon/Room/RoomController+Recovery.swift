@@ -1,3 +1,4 @@
+import IPCProtocol
 import JSONValue
 
 /// Restart recovery: the viewer's session and the joined room are kept in the store (a file only

@@ -57,12 +57,12 @@ actor RoomController {
         self.store = store
         self.overlays = overlays
         self.settings = settings
-        await bus.setStatus("session", session.publicState)
+        await bus.setStatus("session", session.publicState.json)
         await bus.setStatus("room", .null)
         await bus.setStatus("overlays", .array([]))
         await bus.setStatus("predict", .array([]))
         await predict.setTenant(settings.tenant)
-        await publishConnection(.idle, event: false)
+        await publishConnection(ConnectionStateEvent(state: "idle"), event: false)
     }
 
     /// Runs the room's background work (connecting, join-room acks, interactive status
@@ -78,7 +78,7 @@ actor RoomController {
         session = ViewerSession(token: token, userId: userId, displayName: displayName)
         log.info("Viewer \(userId) logged in", ["INTERACTIVE_USER_ID": userId])
         await sessionChanged()
-        return session.publicState
+        return session.publicState.json
     }
 
     /// `session.logout`: back to an anonymous viewer.
@@ -87,7 +87,7 @@ actor RoomController {
         session = .anonymous
         log.info("Viewer \(previous ?? "(anonymous)") logged out", previous.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
         await sessionChanged()
-        return session.publicState
+        return session.publicState.json
     }
 
     private func sessionChanged() async {
@@ -109,7 +109,7 @@ actor RoomController {
 
     /// Tells the players and the overlays who is watching.
     func publishSession() async {
-        await bus.publish(EventType.sessionState, session.publicState, section: "session", status: session.publicState)
+        await bus.publish(session.publicState, section: "session", status: session.publicState.json)
         await overlays.setContext(roomContext)
     }
 
@@ -119,9 +119,9 @@ actor RoomController {
     func join(mediaId: String, mode: RoomMode, fanclub: Bool, timeoutMs: Int) async throws(RPCError) -> JSONValue {
         try await enter(mediaId: mediaId, mode: mode, fanclub: fanclub)
         await waitForRoom(timeoutMs: mode == .live ? timeoutMs : nil)
-        guard let room, room.mediaId == mediaId else { return ["state": "left"] }
+        guard let room, room.mediaId == mediaId else { return RoomJoinResult(mediaId: nil, mode: nil, state: "left").json }
         if room.state == .error, let error = room.error { throw error }
-        return ["state": .string(room.state.rawValue), "mediaId": .string(mediaId), "mode": .string(mode.rawValue)]
+        return RoomJoinResult(mediaId: mediaId, mode: mode.rawValue, state: room.state.rawValue).json
     }
 
     /// Enters the room (Room rules): leaves another one first, or takes a changed `fanclub` in
@@ -154,7 +154,7 @@ actor RoomController {
         guard let current = core.leaving else { throw RPCError.daemon(.noRoom, "no room is joined") }
         await leaveRoom(current, nextMode: nil)
         await keepRoom()
-        return ["state": "left", "mediaId": .string(current.mediaId)]
+        return RoomLeaveResult(mediaId: current.mediaId).json
     }
 
     private func leaveRoom(_ current: Room, nextMode: RoomMode?) async {
@@ -182,7 +182,7 @@ actor RoomController {
             switch effect {
             case .room(let updated, let changed):
                 await overlays.setContext(roomContext)
-                if changed { await bus.publish(EventType.roomState, updated.json, section: "room", status: updated.json) }
+                if changed { await bus.publish(updated.event, section: "room", status: updated.json) }
                 if updated.state != .joining {
                     for waiter in joinWaiters.values { waiter.resume() }
                     joinWaiters.removeAll()
@@ -265,7 +265,7 @@ actor RoomController {
             throw RPCError.daemon(.notConfigured, "leaderboard.url needs configuration: \(missing.joined(separator: ", "))",
                                   extra: ["missing": .array(missing.map(JSONValue.string))])
         }
-        return ["url": .string(URLText.appendingQuery(page, [("mediaId", mediaId), ("tenant", tenant)]))]
+        return LeaderboardURLResult(url: URLText.appendingQuery(page, [("mediaId", mediaId), ("tenant", tenant)])).json
     }
 
     // MARK: Players
@@ -300,12 +300,11 @@ actor RoomController {
         if let room, room.mode == .live, room.isActive { await leaveLive(room, keepSocket: false) }
     }
 
-    func publishConnection(_ state: BackendConnectionState, event: Bool = true) async {
-        let data = state.json
+    func publishConnection(_ state: ConnectionStateEvent, event: Bool = true) async {
         if event {
-            await bus.publish(EventType.connectionState, data, section: "connection", status: data)
+            await bus.publish(state, section: "connection", status: state.data)
         } else {
-            await bus.setStatus("connection", data)
+            await bus.setStatus("connection", state.data)
         }
     }
 }

@@ -1,28 +1,6 @@
 import IPCProtocol
 import JSONValue
 
-/// The backend connection's state as `connection.state` and the status board carry it.
-struct BackendConnectionState: Sendable, Equatable {
-    var state: String
-    var attempt: Int = 0
-    /// Milliseconds until the next attempt, when one is scheduled.
-    var retryInMs: Int64?
-    var error: String?
-    var socketId: String?
-
-    static let idle = BackendConnectionState(state: "idle")
-
-    /// `connection.state`'s data (built here only).
-    var json: JSONValue {
-        var members: [String: JSONValue] = [
-            "state": .string(state), "attempt": .number(Double(attempt)),
-            "retryInMs": retryInMs.map { .number(Double($0)) } ?? .null, "error": error.map { .string(PeerText.clipped($0)) } ?? .null,
-        ]
-        if let socketId { members["socketId"] = .string(socketId) }
-        return .object(members)
-    }
-}
-
 /// What the live connection reports, as the room core takes it (from `SocketIOConnectionState`).
 enum BackendLinkEvent: Sendable, Equatable {
     case connecting(attempt: Int)
@@ -40,7 +18,7 @@ enum RoomEffect: Sendable, Equatable {
     /// wake `room.join` callers unless it is still joining.
     case room(Room, changed: Bool)
     /// Publish `connection.state`.
-    case connection(BackendConnectionState)
+    case connection(ConnectionStateEvent)
     /// Update the overlays' context (the socket id changed).
     case context
     /// Tracking's acks go over the connection (true) or wait (false).
@@ -167,7 +145,7 @@ struct RoomCore: Sendable {
                 effects.append(.log(.failure(outage.lost(at: now), reason: "connection lost", attempt: attempt, retryIn: .zero,
                                              everConnected: everConnected)))
             }
-            effects.append(.connection(BackendConnectionState(
+            effects.append(.connection(ConnectionStateEvent(
                 state: wasConnected || everConnected ? "reconnecting" : "connecting", attempt: attempt, retryInMs: 0,
                 error: wasConnected ? "connection lost" : nil)))
         case .connected(let id):
@@ -175,7 +153,7 @@ struct RoomCore: Sendable {
             everConnected = true
             let ended = outage.connected(at: now)
             effects.append(.log(.connected(socketId: id, outage: ended?.duration, failedAttempts: ended?.failures ?? 0)))
-            effects.append(.connection(BackendConnectionState(state: "connected", socketId: id)))
+            effects.append(.connection(ConnectionStateEvent(state: "connected", socketId: id)))
             effects.append(.context)
             effects.append(.transport(connected: true))
             effects.append(.sendJoin)
@@ -183,20 +161,21 @@ struct RoomCore: Sendable {
             lost(into: &effects)
             effects.append(.log(.failure(outage.attemptFailed(at: now), reason: error, attempt: attempt, retryIn: retryIn,
                                          everConnected: everConnected)))
-            effects.append(.connection(BackendConnectionState(state: "reconnecting", attempt: attempt,
-                                                              retryInMs: BackendOutage.milliseconds(retryIn), error: error)))
+            effects.append(.connection(ConnectionStateEvent(state: "reconnecting", attempt: attempt,
+                                                            retryInMs: Int(truncatingIfNeeded: BackendOutage.milliseconds(retryIn)),
+                                                            error: PeerText.clipped(error))))
         case .refused(let error):
             lost(into: &effects)
             outage.reset()
             effects.append(.log(.refused(error)))
-            effects.append(.connection(BackendConnectionState(state: "disconnected", error: error)))
+            effects.append(.connection(ConnectionStateEvent(state: "disconnected", error: PeerText.clipped(error))))
             fail(.daemon(.backendRefused, "the backend refused the connection: \(error)"), into: &effects)
         case .disconnected(let error, let byClient):
             lost(into: &effects)
             outage.reset()
             guard !byClient else { break }
             effects.append(.log(.ended(error)))
-            effects.append(.connection(BackendConnectionState(state: "disconnected", error: error)))
+            effects.append(.connection(ConnectionStateEvent(state: "disconnected", error: PeerText.clipped(error))))
             fail(.daemon(.backendUnreachable, "the backend ended the connection: \(error)"), into: &effects)
         }
         return effects

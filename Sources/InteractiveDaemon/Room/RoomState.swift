@@ -13,17 +13,14 @@ struct Room: Sendable, Equatable {
     var state: State
     var error: RPCError?
 
-    /// `room.state`'s data and the status board's `room` section.
-    var json: JSONValue {
-        var members: [String: JSONValue] = [
-            "mediaId": .string(mediaId), "mode": .string(mode.rawValue), "state": .string(state.rawValue),
-            "fanclub": .bool(fanclub), "error": .null,
-        ]
-        if let error {
-            members["error"] = ["name": JSONValue(error.name), "message": .string(PeerText.clipped(error.message))]
-        }
-        return .object(members)
+    /// The `room.state` event.
+    var event: RoomStateEvent {
+        RoomStateEvent(mediaId: mediaId, mode: mode, state: state.rawValue, fanclub: fanclub,
+                       error: error.map { RoomStateEvent.Failure(name: $0.name, message: PeerText.clipped($0.message)) })
     }
+
+    /// The status board's `room` section: `room.state`'s data.
+    var json: JSONValue { event.data }
 
     var isActive: Bool { state == .joining || state == .joined }
 }

@@ -1,4 +1,4 @@
-import JSONValue
+import IPCProtocol
 
 /// Who is watching: a logged-in viewer (with the token the backend gave them) or anonymous.
 struct ViewerSession: Sendable, Equatable {
@@ -12,8 +12,8 @@ struct ViewerSession: Sendable, Equatable {
     var isLoggedIn: Bool { token != nil }
 
     /// The public view of the session (`session.state` and the status board).
-    var publicState: JSONValue {
-        ["loggedIn": .bool(isLoggedIn), "userId": JSONValue(userId), "displayName": JSONValue(displayName)]
+    var publicState: SessionState {
+        SessionState(loggedIn: isLoggedIn, userId: userId, displayName: displayName)
     }
 
     /// The bucket that answered timelines are kept under.

@@ -13,9 +13,9 @@ func run(until shutdown: ShutdownSignal, _ body: @escaping @Sendable () async ->
 }
 
 // The domain's managers as services of the daemon's `ServiceGroup`. Started in the order
-// tracking, overlays, predict, playback, room (each needs the ones before it), they stop in the
-// reverse order: the room leaves the live room while tracking still delivers, and tracking
-// writes what is queued last.
+// tracking, overlays, predict, playback, (local API,) room — each needs the ones before it — they
+// stop in the reverse order: the room leaves the live room while tracking still delivers, and
+// tracking writes what is queued last.
 
 extension TrackingService: Service {
     /// Runs until `shutdown`; then writes the events recorded and the writes queued.
@@ -43,8 +43,15 @@ extension PlaybackManager: Service {
 }
 
 extension RoomController: Service {
-    /// Runs until `shutdown`; then leaves the live room and closes the connection (`shutdown()`).
+    /// Runs until `shutdown`: joins the room kept from the previous run (`joinRestoredRoom`; call
+    /// `restoreFromStore` before any client is served) and runs the room's background work; then
+    /// leaves the live room and closes the connection (`shutdown()`).
     func run(until shutdown: ShutdownSignal) async {
-        await InteractiveDaemon.run(until: shutdown, { await self.run() }, stopping: { await self.shutdown() })
+        await InteractiveDaemon.run(until: shutdown, {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.run() }
+                group.addTask { await self.joinRestoredRoom() }
+            }
+        }, stopping: { await self.shutdown() })
     }
 }

@@ -1,4 +1,5 @@
 import CInteractiveShims
+import Runtime
 
 /// Gives memory that was freed back to the kernel. glibc keeps freed heap pages for reuse, so
 /// after a burst (a client that left megabytes unread, a flood of backend events) the resident
@@ -18,7 +19,7 @@ enum MemoryRelease {
     /// are free (after a burst; an idle daemon's heap has little free and is left alone).
     static func run() async {
         while !Task.isCancelled {
-            do { try await Task.sleep(for: checkInterval) } catch { return }
+            do { try await EventLoop.shared.sleep(for: checkInterval) } catch { return }
             if interactive_free_heap_bytes() > idleFreeBytes { giveBack() }
         }
     }

@@ -1,3 +1,5 @@
+import IPCProtocol
+
 /// Small text helpers the daemon needs without Foundation's NSString API.
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
@@ -12,19 +14,6 @@ extension StringProtocol {
 func parentFolder(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "" }
     return slash == path.startIndex ? "/" : String(path[..<slash])
-}
-
-extension Unicode.Scalar {
-    /// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators: characters
-    /// that can end a log line, a header or a terminal's sanity.
-    var isControlCharacter: Bool {
-        value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
-    }
-}
-
-extension StringProtocol {
-    /// True when the text holds a control character (see `Unicode.Scalar.isControlCharacter`).
-    var containsControlCharacters: Bool { unicodeScalars.contains(where: \.isControlCharacter) }
 }
 
 /// Text that came from a peer (the backend, a player), made safe for one log line, a status

@@ -1,4 +1,5 @@
 import CInteractiveShims
+import Runtime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,7 @@ public enum ProcessSignal: Int32, Sendable {
 
 /// Turns SIGTERM, SIGINT and SIGHUP into an async stream.
 ///
-/// A `sigaction` handler writes each signal to a pipe that the reactor watches. Unlike
+/// A `sigaction` handler writes each signal to a pipe that the event loop watches. Unlike
 /// signalfd (and dispatch signal sources on Linux), this works whatever signal mask the
 /// daemon inherited, as long as one thread accepts the signal: the calling thread unblocks them.
 public enum SignalStream {
@@ -25,24 +26,28 @@ public enum SignalStream {
             continuation.finish()
             return stream
         }
-        IOReactor.shared.register(fd)
-        let reader = Task {
-            var buffer = [UInt8](repeating: 0, count: 16)
-            while !Task.isCancelled {
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    for byte in buffer[0..<count] {
-                        if let signal = ProcessSignal(rawValue: Int32(byte)) { continuation.yield(signal) }
+        // The loop reads the pipe itself whenever it is readable: no task is needed.
+        EventLoop.shared.execute {
+            do {
+                try EventLoop.shared.register(fd) { _ in
+                    var buffer = [UInt8](repeating: 0, count: 16)
+                    while true {
+                        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                        if count > 0 {
+                            for byte in buffer[0..<count] {
+                                if let signal = ProcessSignal(rawValue: Int32(byte)) { continuation.yield(signal) }
+                            }
+                        } else if count < 0 && errno == EINTR {
+                            continue
+                        } else {
+                            return
+                        }
                     }
-                } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
-                    do { try await IOReactor.shared.waitReadable(fd) } catch { break }
-                } else {
-                    break
                 }
+            } catch {
+                continuation.finish()
             }
-            continuation.finish()
         }
-        continuation.onTermination = { _ in reader.cancel() }
         return stream
     }
 }
