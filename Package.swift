@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "JSONValue", targets: ["JSONValue"]),
         .library(name: "IPCProtocol", targets: ["IPCProtocol"]),
         .library(name: "SocketIO", targets: ["SocketIO"]),
+        .library(name: "HTTP", targets: ["HTTP"]),
         .library(name: "InteractiveDaemon", targets: ["InteractiveDaemon"]),
     ],
     targets: [
@@ -41,8 +42,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // What Swift cannot call directly: SO_PEERCRED's struct ucred, SO_PEERGROUPS, getgrouplist,
-        // accept4, signal handlers, and libcurl (loaded on first use; its variadic curl_easy_setopt
-        // is called from C, one call performs a whole transfer).
+        // accept4, signal handlers.
         .target(name: "CInteractiveShims"),
         // OpenSSL 3 (libssl, libcrypto) from Debian's libssl-dev.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
@@ -53,10 +53,12 @@ let package = Package(
         .target(name: "CSocketIOShims"),
         // WebSocket → Engine.IO → Socket.IO client over Network; no dependency on the daemon.
         .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime", "COpenSSL", "CSocketIOShims"]),
+        // HTTP/1.1 client for the REST calls: a pure request/response machine and a client on the event loop.
+        .target(name: "HTTP", dependencies: ["Runtime", "Network"]),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",
-            dependencies: ["IPCProtocol", "JSONValue", "Runtime", "Network", "SocketIO", "CSystemd", "CSQLite", "CInteractiveShims"]
+            dependencies: ["IPCProtocol", "JSONValue", "Runtime", "Network", "SocketIO", "HTTP", "CSystemd", "CSQLite", "CInteractiveShims"]
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"], linkerSettings: daemonLinkerSettings),
         // Writes manual pages in roff; interactivectl's and the daemon's pages are made with it.
@@ -82,6 +84,7 @@ let package = Package(
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
         .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "ws-echo"], exclude: ["Peers"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Runtime", "Network", "JSONValue"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation", "SocketIO"]),
         // Runs the real binaries: depends on them so `swift test` builds them.

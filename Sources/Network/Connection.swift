@@ -47,7 +47,6 @@ public final class Connection: @unchecked Sendable {
     private var readingEnabled = true
     private var output: [UInt8] = []
     private var outputOffset = 0
-    private var scratch = [UInt8](repeating: 0, count: 65_536)
     private var setup: CheckedContinuation<Void, any Error>?
     private var setupTimer: TimerID?
     /// Why the connection closed, for a `start` that comes after the end.
@@ -343,29 +342,32 @@ public final class Connection: @unchecked Sendable {
     private func readChunk() throws(NetworkError) -> RawRead {
         guard let tls else { return try receiveRaw() }
         while true {
-            let step = try scratch.withUnsafeMutableBytes { buffer in
-                Result { () throws(NetworkError) in try tls.read(into: buffer) }
+            let plaintext = try loop.withReadBuffer { buffer in
+                Result { () throws(NetworkError) -> RawRead? in
+                    switch try tls.read(into: buffer) {
+                    case .done(let count): return .data(Array(buffer.prefix(count)))
+                    case .closed: return .endOfStream
+                    case .wantRead: return nil
+                    }
+                }
             }.get()
             flushTLSOutput()
-            switch step {
-            case .done(let count):
-                return .data(Array(scratch[0..<count]))
-            case .closed:
-                return .endOfStream
-            case .wantRead:
-                switch try receiveRaw() {
-                case .data(let bytes): bytes.withUnsafeBytes { tls.feed($0) }
-                case .wouldBlock: return .wouldBlock
-                case .endOfStream: return .endOfStream
-                }
+            if let plaintext { return plaintext }
+            switch try receiveRaw() {
+            case .data(let bytes): bytes.withUnsafeBytes { tls.feed($0) }
+            case .wouldBlock: return .wouldBlock
+            case .endOfStream: return .endOfStream
             }
         }
     }
 
     private func receiveRaw() throws(NetworkError) -> RawRead {
         while true {
-            let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 { return .data(Array(scratch[0..<count])) }
+            let (count, bytes) = loop.withReadBuffer { buffer in
+                let count = recv(fd, buffer.baseAddress, buffer.count, 0)
+                return (count, count > 0 ? Array(buffer.prefix(count)) : [])
+            }
+            if count > 0 { return .data(bytes) }
             if count == 0 { return .endOfStream }
             switch errno {
             case EINTR: continue

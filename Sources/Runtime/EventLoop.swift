@@ -14,8 +14,8 @@ import Glibc
 ///
 /// Work on the loop must never block. What may block (SQLite) runs on `BookkeepingExecutor`.
 ///
-/// `@unchecked Sendable`: `handlers` is touched only on the loop's thread (each access checks
-/// `preconditionInLoop`); everything else is immutable or inside a `Mutex`.
+/// `@unchecked Sendable`: `handlers` and `readBuffer` are touched only on the loop's thread (each
+/// access checks `preconditionInLoop`); everything else is immutable or inside a `Mutex`.
 public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// The loop every part of the daemon shares (its thread is named "interactived.ev").
     public static let shared = EventLoop(name: "interactived.ev")
@@ -51,6 +51,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     private let loopThread = Atomic<UInt>(0)
     // Loop thread only.
     private var handlers: [Int32: @Sendable (IOEvents) -> Void] = [:]
+    private var readBuffer = [UInt8](repeating: 0, count: 65_536)
 
     /// False when the loop's thread or its descriptors could not be created (the process is out
     /// of resources): nothing submitted to it will run. The daemon checks it at start.
@@ -168,6 +169,14 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
         preconditionInLoop()
         guard handlers.removeValue(forKey: fd) != nil else { return }
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    /// Lends the loop's one 64 KiB read buffer: every socket is read on the loop, one at a
+    /// time, so one buffer serves them all (a buffer per connection would cost 64 KiB each).
+    /// Copy what `body` needs out of it before returning. Loop thread only.
+    public func withReadBuffer<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
+        preconditionInLoop()
+        return try readBuffer.withUnsafeMutableBytes(body)
     }
 
     // MARK: The loop

@@ -53,7 +53,6 @@ struct InProcessDaemon {
                 group.addTask { await overlays.run() }
                 group.addTask { await predict.run() }
                 group.addTask { await rooms.run() }
-                group.addTask { await playback.run() }
             }
         }
         return InProcessDaemon(bus: bus, listener: listener, serving: serving, queueLimit: daemonQueueLimit)

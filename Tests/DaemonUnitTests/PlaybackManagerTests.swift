@@ -51,9 +51,6 @@ import Testing
         let service = StandInService()
         let manager = await PlaybackManager(bus: bus, log: Logger(target: .stderr, minimumPriority: .error), service: service,
                                             settings: { Self.settings })
-        // The manager runs as the daemon's service group runs it, for the length of the test.
-        let running = Task { await manager.run() }
-        defer { running.cancel() }
         await manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
         let reply = try await manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
         #expect(reply["state"] == "loading")
@@ -91,5 +88,49 @@ import Testing
             try await manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
         }
         #expect(await service.requests.isEmpty)
+    }
+
+    /// Never answers: each request waits until its task is cancelled, and records that.
+    actor HangingService: PlayTicketService {
+        private(set) var started: [Int] = []
+        private(set) var cancelled: [Int] = []
+        private var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+
+        nonisolated func fetchTickets(_ request: PlayRequest, from endpoint: PlaybackEndpoint) async -> PlayFetchResult {
+            await withTaskCancellationHandler {
+                await wait(request.episode.episodeNo)
+            } onCancel: {
+                Task { await self.cancel(request.episode.episodeNo) }
+            }
+            return .networkFailure
+        }
+
+        private func wait(_ episode: Int) async {
+            started.append(episode)
+            await withCheckedContinuation { waiting[episode] = $0 }
+        }
+
+        private func cancel(_ episode: Int) {
+            cancelled.append(episode)
+            waiting.removeValue(forKey: episode)?.resume()
+        }
+
+        /// Waits (bounded by the suite's time limit) until these requests started and were cancelled.
+        func waitUntil(started: [Int], cancelled: [Int]) async {
+            while self.started != started || self.cancelled != cancelled { await Task.yield() }
+        }
+    }
+
+    @Test func aSupersededPlayRequestIsCancelled() async throws {
+        let service = HangingService()
+        let manager = await PlaybackManager(bus: EventBus(bootId: "test"), log: Logger(target: .stderr, minimumPriority: .error),
+                                            service: service, settings: { Self.settings })
+        await manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
+        _ = try await manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
+        await service.waitUntil(started: [1], cancelled: [])
+        _ = try await manager.start(filmId: "f1", episodeNo: 2, unionInfo: "u", drmKek: "k")
+        await service.waitUntil(started: [1, 2], cancelled: [1])
+        _ = try await manager.stop()
+        await service.waitUntil(started: [1, 2], cancelled: [1, 2])
     }
 }

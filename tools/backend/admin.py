@@ -101,6 +101,7 @@ class AdminApi:
                 "users": len(state.users),
                 "records": {name: len(log) for name, log in state.logs.items()},
                 "lastSeq": state.sequence.last,
+                "restInFlight": state.rest_in_flight,
             }
         )
 

@@ -71,8 +71,11 @@ class RestApi:
         if request.path.startswith(_UNLOGGED_PREFIXES):
             return await handler(request)
         status = 500
+        api = request.path.startswith("/api/")
+        if api:
+            self._state.rest_in_flight += 1
         try:
-            if request.path.startswith("/api/"):
+            if api:
                 response = await self._api(request, handler)
             else:
                 response = await handler(request)
@@ -82,6 +85,8 @@ class RestApi:
             status = exc.status
             raise
         finally:
+            if api:
+                self._state.rest_in_flight -= 1
             self._log_request(request, status)
 
     async def _api(self, request: web.Request, handler: Handler) -> web.StreamResponse:

@@ -304,6 +304,8 @@ class BackendState:
         self.faults = Faults()
         self.playback = Playback()
         self.base_url = ""
+        # Requests to /api/ being served now (a restDelayMs wait included): GET /_admin/state.
+        self.rest_in_flight = 0
         self.restore_users()
         self.restore_scenarios()
 

@@ -29,32 +29,6 @@ int interactive_notify_nonblocking(const char *state);
 
 #endif
 
-#ifndef C_INTERACTIVE_HTTP_H
-#define C_INTERACTIVE_HTTP_H
-
-/// The outcome of one HTTP transfer (libcurl).
-typedef struct {
-    /// HTTP status, 0 when no response arrived.
-    long status;
-    /// The response body (malloc'd, may be NULL); free with interactive_http_response_free.
-    char *body;
-    size_t body_length;
-    /// libcurl's result code (0 = CURLE_OK) and message.
-    int curl_code;
-    int timed_out;
-    char error[256];
-} interactive_http_response;
-
-/// Performs one blocking HTTP request. `headers` holds "Name: value" lines separated by '\n'.
-/// `body` may be NULL (no body); `ca_file` may be NULL (the system store).
-void interactive_http_perform(const char *method, const char *url, const char *headers,
-                              const void *body, size_t body_length, long timeout_ms, const char *ca_file,
-                              int insecure, interactive_http_response *response);
-
-void interactive_http_response_free(interactive_http_response *response);
-
-#endif
-
 /// Installs handlers for `signals` that write each signal's number (one byte) to a non-blocking
 /// pipe, unblocks them in the calling thread, and returns the pipe's read end (or -errno).
 int interactive_signal_pipe(const int *signals, int count);

@@ -1,3 +1,4 @@
+import HTTP
 import IPCProtocol
 import JSONValue
 
@@ -54,11 +55,8 @@ enum ActionOutcome: Sendable, Equatable {
 
 /// The Interactive REST API (BACKEND.md, REST), for one tenant and viewer.
 struct BackendAPI: Sendable {
-    let http: HTTPClient
+    let requester: BackendRequester
     let apiURL: String
-    let tenant: String
-    /// The viewer's bearer token, if logged in. Secret: never logged.
-    let token: String?
 
     init(settings: Settings, token: String?) throws(RPCError) {
         var missing: [String] = []
@@ -67,10 +65,9 @@ struct BackendAPI: Sendable {
         guard let apiURL = settings.apiURL, let tenant = settings.tenant else {
             throw RPCError.daemon(.notConfigured, "the backend is not configured", extra: ["missing": .array(missing.map(JSONValue.string))])
         }
-        http = HTTPClient(options: .init(timeoutMs: settings.httpTimeoutMs, caFile: settings.caFile, insecureTLS: settings.insecureTLS))
+        requester = BackendRequester(tenant: tenant, token: token, timeoutMs: settings.httpTimeoutMs, caFile: settings.caFile,
+                                     insecureTLS: settings.insecureTLS)
         self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL
-        self.tenant = tenant
-        self.token = token
     }
 
     /// `POST /api/actions`.
@@ -110,12 +107,9 @@ struct BackendAPI: Sendable {
     }
 
     private func call(_ method: String, _ path: String, body: JSONValue? = nil) async throws(BackendCallError) -> JSONValue {
-        var headers = ["X-TENANT-ID: \(tenant)", "Accept: application/json"]
-        if let token { headers.append("Authorization: Bearer \(token)") }
-        if body != nil { headers.append("Content-Type: application/json") }
         let response: HTTPResponse
         do {
-            response = try await http.send(method: method, url: apiURL + path, headers: headers, body: body?.serialized())
+            response = try await requester.send(method, apiURL + path, body: body)
         } catch {
             throw .unreachable(error.description)
         }

@@ -1,3 +1,4 @@
+import HTTP
 import JSONValue
 
 /// Where and as whom play requests go: taken from the settings and the session at send time.
@@ -29,24 +30,22 @@ protocol PlayTicketService: Sendable {
     func fetchTickets(_ request: PlayRequest, from endpoint: PlaybackEndpoint) async -> PlayFetchResult
 }
 
-/// `POST {playbackUrl}/v1/play` over the daemon's libcurl client (BACKEND.md, Playback tickets).
+/// `POST {playbackUrl}/v1/play` over the daemon's HTTP client, with the backend's headers
+/// (BACKEND.md, Playback tickets). A cancelled task (a superseded request) ends at once.
 struct RESTPlayTicketService: PlayTicketService {
     func fetchTickets(_ request: PlayRequest, from endpoint: PlaybackEndpoint) async -> PlayFetchResult {
-        let http = HTTPClient(options: .init(timeoutMs: endpoint.timeoutMs, caFile: endpoint.caFile, insecureTLS: endpoint.insecureTLS))
+        let requester = BackendRequester(tenant: endpoint.tenant, token: endpoint.token, timeoutMs: endpoint.timeoutMs,
+                                         caFile: endpoint.caFile, insecureTLS: endpoint.insecureTLS)
         let body: JSONValue = [
             "film_id": .string(request.episode.filmId), "episode_no": JSONValue(request.episode.episodeNo),
             "union_info": .string(request.device.unionInfo), "drm_kek": .string(request.device.drmKek),
         ]
-        let headers = ["Content-Type: application/json", "Accept: application/json", "Authorization: Bearer \(endpoint.token)",
-                       "X-TENANT-ID: \(endpoint.tenant)"]
         let response: HTTPResponse
         do {
-            response = try await http.send(method: "POST", url: endpoint.origin + "/v1/play", headers: headers, body: body.serialized())
+            response = try await requester.send("POST", endpoint.origin + "/v1/play", body: body)
         } catch {
-            switch error {
-            case .timeout: return .timedOut
-            case .network: return .networkFailure
-            }
+            if case .timedOut = error { return .timedOut }
+            return .networkFailure
         }
         // The reply is read whatever the HTTP status: a refusal is `{"ok":false,"outcome":…}`.
         guard let json = try? JSONValue.parse(response.body), let reply = PlayReply(json: json) else { return .undecodable }

@@ -103,6 +103,12 @@ struct PlaybackCore: Sendable {
         self.loggedIn = loggedIn
     }
 
+    /// True while the reply to request `requestId` is still awaited; a request that is not (a
+    /// later start, a stop or a session change superseded it) can be abandoned.
+    func awaits(_ requestId: Int) -> Bool {
+        pendingStart?.requestId == requestId || pendingRefresh?.requestId == requestId
+    }
+
     /// Takes one input at `nowMs` (milliseconds since the epoch, the clock tickets expire by).
     mutating func handle(_ input: PlaybackInput, nowMs: Int64) -> [PlaybackEffect] {
         var effects: [PlaybackEffect] = []

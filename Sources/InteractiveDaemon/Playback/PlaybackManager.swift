@@ -4,8 +4,8 @@ import Runtime
 
 /// The playback actor: a thin shell around `PlaybackCore` that feeds it the methods, the
 /// session and the results of play requests, and performs what it decides (events, requests,
-/// replies, logs). Control role only; see IPC.md, Playback tickets. `run()` owns the play
-/// requests under way.
+/// replies, logs). Control role only; see IPC.md, Playback tickets. As a service it cancels the
+/// play requests still in flight when the daemon stops.
 actor PlaybackManager {
     /// Pinned to the event loop: the display path runs on one thread, without a hop.
     nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
@@ -18,8 +18,8 @@ actor PlaybackManager {
     private let clock: @Sendable () -> Int64
     /// The viewer's session token. Secret: never logged.
     private var token: String?
-    /// The play requests under way, run as child tasks of `run()`.
-    private let work = ChildTasks()
+    /// Play requests in flight, by request id: cancelled once the core no longer awaits them.
+    private var requests: [Int: Task<Void, Never>] = [:]
 
     /// `settings` is read at every request (so `config.set` applies to the next one); `clock`
     /// is the wall clock in milliseconds that tickets expire by.
@@ -32,11 +32,6 @@ actor PlaybackManager {
         self.clock = clock
         core = PlaybackCore(loggedIn: false)
         await bus.setStatus("playback", PlaybackEventData.status(core))
-    }
-
-    /// Runs the play requests until cancelled.
-    func run() async {
-        await work.run()
     }
 
     /// `playback.start`.
@@ -100,13 +95,14 @@ actor PlaybackManager {
                 reply = result
             }
         }
+        cancelSupersededRequests()
         if !published { await bus.setStatus("playback", PlaybackEventData.status(core)) }
         return try reply.get()
     }
 
-    /// Sends a play request in a task of its own (a child of `run()`): it outlives the method that caused it
-    /// (`playback.start` replies with the first state at once; events tell the rest), and its
-    /// result comes back to the core as `.fetched`.
+    /// Sends a play request in a task of its own: it outlives the method that caused it
+    /// (`playback.start` replies with the first state at once; events tell the rest), its
+    /// result comes back to the core as `.fetched`, and it is cancelled when superseded.
     private func send(_ request: PlayRequest) async {
         guard let token, let endpoint = PlaybackEndpoint(settings: await settings(), token: token) else {
             return await fetched(request.id, .networkFailure)
@@ -114,12 +110,35 @@ actor PlaybackManager {
         log.info("Requesting play tickets", fields(request.episode))
         let service = self.service
         let log = self.log
-        work.start {
+        // Unstructured: the request outlives the method call that caused it; the task is kept
+        // in `requests` and cancelled when the core stops awaiting its reply.
+        requests[request.id] = Task {
             let result = await service.fetchTickets(request, from: endpoint)
+            self.requestEnded(request.id)
+            guard !Task.isCancelled else { return }
             if let failure = Self.failure(result) {
                 log.warning("Play request failed: \(failure)", Self.episodeFields(request.episode))
             }
             await self.fetched(request.id, result)
+        }
+    }
+
+    private func requestEnded(_ requestId: Int) {
+        requests[requestId] = nil
+    }
+
+    /// Cancels every play request in flight (the daemon stops).
+    func cancelRequests() {
+        for task in requests.values { task.cancel() }
+        requests = [:]
+    }
+
+    /// Cancels the play requests whose reply the core no longer awaits (a later start, a stop,
+    /// another viewer): their connections close at once.
+    private func cancelSupersededRequests() {
+        for (requestId, task) in requests where !core.awaits(requestId) {
+            task.cancel()
+            requests[requestId] = nil
         }
     }
 

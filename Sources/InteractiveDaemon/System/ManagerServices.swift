@@ -37,8 +37,10 @@ extension PredictManager: Service {
 }
 
 extension PlaybackManager: Service {
+    /// Runs until `shutdown`; then cancels the play requests in flight.
     func run(until shutdown: ShutdownSignal) async {
-        await InteractiveDaemon.run(until: shutdown, { await self.run() })
+        await shutdown.wait()
+        cancelRequests()
     }
 }
 

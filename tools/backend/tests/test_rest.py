@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -191,6 +192,22 @@ async def test_rest_delay(backend, http, admin: Admin) -> None:
     async with http.get(f"{backend.base_url}/_admin/state") as reply:
         assert reply.status == 200  # the admin API is never delayed
     assert time.monotonic() - started < 0.4
+
+
+async def test_rest_in_flight_counts_the_waiting_requests(backend, http, admin: Admin) -> None:
+    await admin.post("fault", {"restDelayMs": 1500})
+    url = f"{backend.base_url}/api/public/vip-status?mediaId=m1"
+
+    async def status() -> int:
+        async with http.get(url, headers=headers()) as reply:
+            return reply.status
+
+    waiting = asyncio.gather(*(status() for _ in range(3)))
+    async with asyncio.timeout(1):
+        while (await admin.get("state"))["restInFlight"] != 3:
+            await asyncio.sleep(0.02)
+    assert await waiting == [200, 200, 200]
+    assert (await admin.get("state"))["restInFlight"] == 0
 
 
 @pytest.mark.parametrize("fail,status", [(503, 503), (401, 401), ("malformed", 200)])

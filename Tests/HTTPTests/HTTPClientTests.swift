@@ -1,0 +1,171 @@
+import Foundation
+import HTTP
+import JSONValue
+import Network
+import Runtime
+import Testing
+
+/// The client against a real peer on 127.0.0.1 (Peers/http_peer.py): framing, keep-alive,
+/// failures, timeouts, cancellation and TLS.
+@Suite(.timeLimit(.minutes(2))) struct HTTPClientTests {
+    let peer: HTTPPeer
+    let client = HTTPClient()
+
+    init() async throws {
+        peer = try await HTTPPeer()
+    }
+
+    func url(_ path: String, scheme: String = "http", host: String = "127.0.0.1") throws -> HTTPURL {
+        try HTTPURL(parsing: "\(scheme)://\(host):\(peer.port)\(path)")
+    }
+
+    func get(_ path: String, timeout: Duration = .seconds(5)) async throws -> HTTPResponse {
+        try await client.send(HTTPRequest(method: "GET", url: url(path)), timeout: timeout)
+    }
+
+    func json(_ path: String) async throws -> JSONValue {
+        try JSONValue.parse(try await get(path).body)
+    }
+
+    /// Connections the peer holds open now, besides the one asking (bounded wait for `expected`).
+    func waitForOpenConnections(_ expected: Int) async throws {
+        let probe = HTTPClient(maxIdlePerOrigin: 0)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        while true {
+            let reply = try await probe.send(HTTPRequest(method: "GET", url: url("/open")), timeout: .seconds(5))
+            let open = try JSONValue.parse(reply.body)["open"]?.intValue ?? -1
+            if open - 1 == expected { return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the peer holds \(open - 1) connections, not \(expected)")
+                return
+            }
+            try await EventLoop.shared.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func aPostArrivesAsSent() async throws {
+        let request = HTTPRequest(method: "POST", url: try url("/echo?x=1"), headers: ["X-TENANT-ID": "demo", "Content-Type": "application/json"],
+                                  body: Array(#"{"a":1}"#.utf8))
+        let response = try await client.send(request, timeout: .seconds(5))
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "application/json")
+        let echo = try JSONValue.parse(response.body)
+        #expect(echo["method"] == "POST" && echo["target"] == "/echo?x=1" && echo["body"] == #"{"a":1}"#)
+        #expect(echo["headers"] == [["Host", .string("127.0.0.1:\(peer.port)")], ["X-TENANT-ID", "demo"],
+                                    ["Content-Type", "application/json"], ["Content-Length", "7"]])
+    }
+
+    @Test func aStatusIsAResponseNotAnError() async throws {
+        let response = try await get("/nowhere")
+        #expect(response.status == 404 && response.body == Array("not found".utf8))
+    }
+
+    @Test func bodies() async throws {
+        #expect(try await get("/chunked").body == Array("hello, world".utf8))
+        #expect(try await get("/close-delimited").body == Array("until the close".utf8))
+        #expect(try await get("/length?n=300000").body.count == 300_000)
+        await #expect(throws: HTTPError.responseTooLarge("body of 300000 bytes over 1000")) {
+            try await client.send(HTTPRequest(method: "GET", url: url("/length?n=300000")), timeout: .seconds(5), maxBodyBytes: 1000)
+        }
+    }
+
+    @Test func aKeptAliveConnectionIsReused() async throws {
+        let first = try await json("/connection")["connection"]
+        let second = try await json("/connection")["connection"]
+        #expect(first != nil && first == second)
+        #expect(await client.idleConnections == 1)
+        await client.closeIdleConnections()
+        #expect(await client.idleConnections == 0)
+        try await waitForOpenConnections(0)
+    }
+
+    @Test func anIdleConnectionIsClosedAfterItsTimeout() async throws {
+        let shortLived = HTTPClient(idleTimeout: .milliseconds(100))
+        _ = try await shortLived.send(HTTPRequest(method: "GET", url: url("/connection")), timeout: .seconds(5))
+        #expect(await shortLived.idleConnections == 1)
+        try await waitForOpenConnections(0)
+        #expect(await shortLived.idleConnections == 0)
+    }
+
+    @Test func aKeptAliveConnectionThePeerClosedIsReplaced() async throws {
+        for _ in 0..<5 {
+            let first = try await json("/close-after")["connection"]
+            let second = try await json("/connection")["connection"]
+            #expect(first != second)
+        }
+    }
+
+    @Test func garbageIsAMalformedResponse() async throws {
+        await #expect(throws: HTTPError.malformedResponse("bad status line")) { try await get("/garbage") }
+        try await waitForOpenConnections(0)
+    }
+
+    @Test func aRefusedConnection() async throws {
+        let closed = try HTTPURL(parsing: "http://127.0.0.1:1/")
+        await #expect(throws: HTTPError.self) { try await client.send(HTTPRequest(method: "GET", url: closed), timeout: .seconds(5)) }
+    }
+
+    @Test func aSlowResponseTimesOutAndItsConnectionCloses() async throws {
+        let started = ContinuousClock.now
+        await #expect(throws: HTTPError.timedOut("GET 127.0.0.1:\(peer.port)")) { try await get("/slow?ms=3000", timeout: .milliseconds(300)) }
+        #expect(started.duration(to: .now) < .milliseconds(1500))
+        try await waitForOpenConnections(0)
+    }
+
+    /// The plain peer takes the TLS ClientHello for the start of a request head and waits for
+    /// its end: the handshake never completes, and the connect timeout ends it.
+    @Test func aConnectThatDoesNotCompleteTimesOut() async throws {
+        let started = ContinuousClock.now
+        let request = HTTPRequest(method: "GET", url: try url("/echo", scheme: "https"))
+        await #expect(throws: HTTPError.timedOut("connecting to 127.0.0.1:\(peer.port)")) {
+            try await client.send(request, tls: TLSOptions(insecure: true), timeout: .seconds(10), connectTimeout: .milliseconds(300))
+        }
+        #expect(started.duration(to: .now) < .milliseconds(1500))
+        try await waitForOpenConnections(0)
+    }
+
+    @Test func aCancelledRequestFailsAtOnceAndClosesItsConnection() async throws {
+        let request = Task { try await get("/hang", timeout: .seconds(60)) }
+        try await waitForOpenConnections(1)
+        let cancelled = ContinuousClock.now
+        request.cancel()
+        await #expect(throws: HTTPError.cancelled) { try await request.value }
+        #expect(cancelled.duration(to: .now) < .milliseconds(500))
+        try await waitForOpenConnections(0)
+    }
+
+    /// No thread per request: a hundred hanging requests all time out together, and a request
+    /// beside them is answered meanwhile.
+    @Test func aHundredHangingRequestsHoldNothing() async throws {
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<100 {
+                group.addTask {
+                    await #expect(throws: HTTPError.timedOut("GET 127.0.0.1:\(peer.port)")) { try await get("/hang", timeout: .seconds(2)) }
+                }
+            }
+            try await waitForOpenConnections(100)
+            let answered = ContinuousClock.now
+            #expect(try await HTTPClient().send(HTTPRequest(method: "GET", url: url("/connection")), timeout: .seconds(1)).status == 200)
+            #expect(answered.duration(to: .now) < .milliseconds(500))
+            try await group.waitForAll()
+        }
+        #expect(started.duration(to: .now) < .seconds(4))
+        try await waitForOpenConnections(0)
+    }
+
+    @Test func tlsWithTheTestCA() async throws {
+        let certificates = try await TestCertificates()
+        let secure = try await HTTPPeer(cert: certificates.certFile, key: certificates.keyFile)
+        let url = try HTTPURL(parsing: "https://localhost:\(secure.port)/chunked")
+        let response = try await client.send(HTTPRequest(method: "GET", url: url), tls: TLSOptions(caFile: certificates.caFile), timeout: .seconds(5))
+        #expect(response.body == Array("hello, world".utf8))
+        // The system store alone does not know the test CA; a connection made with it is not reused.
+        await #expect {
+            try await client.send(HTTPRequest(method: "GET", url: url), tls: TLSOptions(), timeout: .seconds(5))
+        } throws: { error in
+            guard case HTTPError.connectFailed(let detail) = error else { return false }
+            return detail.contains("TLS certificate refused")
+        }
+    }
+}
