@@ -2,16 +2,10 @@
 import PackageDescription
 
 /// How the daemon is linked, to keep its resident memory small (linker/README.md): lld from the
-/// toolchain, relative relocations packed (DT_RELR: a few KiB instead of ~900 KiB read at every
-/// start), and the code that start, join and the overlay path run placed together, so that the
-/// pages the kernel maps around each touched one hold code that is used.
+/// toolchain and relative relocations packed (DT_RELR: 7 KiB instead of ~900 KiB read at every
+/// start). The release build (linker/link-ordered.sh) also passes a symbol order it profiles.
 let daemonLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags([
-        "-use-ld=lld",
-        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/interactived.order",
-        "-Xlinker", "--no-warn-symbol-ordering",
-    ]),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
 ]
 
 let package = Package(
@@ -66,16 +60,8 @@ let package = Package(
         .executableTarget(name: "interactivectl", dependencies: ["IPCProtocol", "JSONValue", "ManPage"]),
         // `interactived-manpages interactived.8|interactived.conf.5`: the daemon's man pages from its tables (scripts/manpages).
         .executableTarget(name: "interactived-manpages", dependencies: ["InteractiveDaemon", "ManPage"]),
-        .executableTarget(name: "ipc-bench", dependencies: ["InteractiveDaemon", "IPCProtocol", "JSONValue", "CInteractiveShims"]),
         // `ws-echo URL`: echoes every WebSocket message back until the peer closes.
         .executableTarget(name: "ws-echo", dependencies: ["SocketIO"]),
-        // Throughput, latency and RSS of the Socket.IO client against a local sender (Benchmarks/socketio).
-        .executableTarget(name: "sio-bench", dependencies: ["SocketIO", "JSONValue"]),
-        // The fleet simulation (Benchmarks/fleet, docs/fleet.md): devices reconnecting and resending
-        // tracking acks after a backend outage, on a simulated clock, with the daemon's own
-        // backoff and ack outbox; `fleet-sim` prints the figures and writes them as CSV.
-        .target(name: "FleetSimulation", dependencies: ["SocketIO", "InteractiveDaemon"], path: "Benchmarks/fleet/FleetSimulation"),
-        .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"], path: "Benchmarks/fleet/fleet-sim"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Runtime"]),
@@ -86,7 +72,6 @@ let package = Package(
         .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "ws-echo"], exclude: ["Peers"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Runtime", "Network", "JSONValue"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
-        .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation", "SocketIO"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
         .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "interactived", "interactivectl",
                                                              "interactived-manpages"]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the shipped configuration of interactived (release, Swift stdlib and Foundation linked
-# statically), checks that the binary links no Swift or Foundation shared library and no
+# statically, linked again with a symbol order profiled from this build: linker/README.md), checks that the binary links no Swift or Foundation shared library and no
 # URLSession, and prints the binary's path and size; then the same for interactivectl, whose
 # stripped binary must stay under 20 MB (it uses FoundationEssentials only: no ICU data).
 #
@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 
 SCRATCH=()
 if [ -n "${BENCH_SCRATCH:-}" ]; then SCRATCH=(--scratch-path "$BENCH_SCRATCH"); fi
-BUILD=(swift build -c release -Xswiftc -static-stdlib "${SCRATCH[@]}")
+RELEASE=(-c release -Xswiftc -static-stdlib "${SCRATCH[@]}")
+BUILD=(swift build "${RELEASE[@]}")
 
 LOG=$(mktemp /tmp/build-release-XXXXXX.log)
 trap 'rm -f "$LOG"' EXIT
@@ -29,6 +30,10 @@ fi
         *) echo "$line" ;;
     esac
 done
+
+# Last, so that no later build links it again without the order.
+echo "command: bash linker/link-ordered.sh ${RELEASE[*]}"
+bash linker/link-ordered.sh "${RELEASE[@]}" >/dev/null
 
 BIN_DIR=$("${BUILD[@]}" --show-bin-path)
 BIN="$BIN_DIR/interactived"

@@ -20,12 +20,14 @@ RPC_ROUNDS=${RPC_ROUNDS:-3}
 EVENTS=${EVENTS:-200000}
 EVENT_SECONDS=${EVENT_SECONDS:-4}
 
-# The shipped daemon, and ipc-bench built with the daemon's internals visible (@testable
-# import needs -enable-testing; it gets its own scratch folder so the shipped build is untouched).
+# The shipped daemon, and ipc-bench (the Benchmarks package) built with the daemon's internals
+# visible (@testable import needs -enable-testing; the Benchmarks package has its own build folder,
+# so the shipped build is untouched).
 bash Benchmarks/build-release.sh
 SHIPPED=(swift build -c release -Xswiftc -static-stdlib)
-BENCH_BUILD=(swift build -c release -Xswiftc -static-stdlib -Xswiftc -enable-testing -Xswiftc -DIPC_BENCH_TESTABLE
-             --scratch-path "${BENCH_SCRATCH:-.build}/ipc-bench")
+BENCH_BUILD=(swift build --package-path Benchmarks -c release -Xswiftc -static-stdlib -Xswiftc -enable-testing
+             -Xswiftc -DIPC_BENCH_TESTABLE)
+if [ -n "${BENCH_SCRATCH:-}" ]; then BENCH_BUILD+=(--scratch-path "$BENCH_SCRATCH/benchmarks"); fi
 if [ -n "${BENCH_SCRATCH:-}" ]; then SHIPPED+=(--scratch-path "$BENCH_SCRATCH"); fi
 DAEMON="$("${SHIPPED[@]}" --show-bin-path)/interactived"
 echo "command: ${BENCH_BUILD[*]} --product ipc-bench"

@@ -13,9 +13,10 @@ cd "$(dirname "$0")/../.."
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
 
 SCRATCH=()
-if [ -n "${BENCH_SCRATCH:-}" ]; then SCRATCH=(--scratch-path "$BENCH_SCRATCH"); fi
-swift build "${SCRATCH[@]}" --product fleet-sim
-BIN=$(swift build "${SCRATCH[@]}" --show-bin-path)
+if [ -n "${BENCH_SCRATCH:-}" ]; then SCRATCH=(--scratch-path "$BENCH_SCRATCH/benchmarks"); fi
+# fleet-sim is a product of the Benchmarks package (Benchmarks/Package.swift).
+swift build --package-path Benchmarks "${SCRATCH[@]}" --product fleet-sim
+BIN=$(swift build --package-path Benchmarks "${SCRATCH[@]}" --show-bin-path)
 
 if [ $# -eq 0 ]; then
     PNG=${FLEET_PNG:-docs/fleet-reconnect.png}

@@ -10,8 +10,8 @@ SECONDS_AT_RATE=${3:-10}
 ROUNDS=${4:-3}
 PYTHON=${PYTHON:-python3}
 
-swift build -c release --static-swift-stdlib --product sio-bench >/dev/null
-BENCH=$(swift build -c release --static-swift-stdlib --show-bin-path)/sio-bench
+swift build --package-path Benchmarks -c release --static-swift-stdlib --product sio-bench >/dev/null
+BENCH=$(swift build --package-path Benchmarks -c release --static-swift-stdlib --show-bin-path)/sio-bench
 
 LOG=$(mktemp)
 RESULTS=$(mktemp)

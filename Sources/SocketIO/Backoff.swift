@@ -2,24 +2,26 @@ import Glibc
 
 /// The reconnection schedule: exponential backoff with full jitter, reset after a stable
 /// connection. Generic over the instant type so that tests and the fleet simulation
-/// (Benchmarks/fleet) can drive it with their own times.
-package struct ReconnectBackoff<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
+/// (Benchmarks/fleet) can drive it with their own times; public for that simulation, a separate
+/// package.
+public struct ReconnectBackoff<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
     package let policy: ReconnectPolicy
     /// Retries since the last stable connection.
     package private(set) var failures = 0
     private var connectedAt: Instant?
 
-    package init(policy: ReconnectPolicy) {
+    /// A schedule that has seen no failure yet.
+    public init(policy: ReconnectPolicy) {
         self.policy = policy
     }
 
     /// A connection was established at `now`.
-    package mutating func connected(at now: Instant) {
+    public mutating func connected(at now: Instant) {
         connectedAt = now
     }
 
     /// The connection established last ended at `now`; a stable one resets the schedule.
-    package mutating func disconnected(at now: Instant) {
+    public mutating func disconnected(at now: Instant) {
         if let start = connectedAt, start.duration(to: now) >= .milliseconds(policy.stableAfterMs) {
             failures = 0
         }
@@ -33,7 +35,7 @@ package struct ReconnectBackoff<Instant: InstantProtocol>: Sendable where Instan
     }
 
     /// The delay before the next attempt: uniform in [0, ceiling].
-    package mutating func nextDelay<R: RandomNumberGenerator>(using random: inout R) -> Duration {
+    public mutating func nextDelay<R: RandomNumberGenerator>(using random: inout R) -> Duration {
         let ceiling = ceilingMs(afterFailures: failures)
         failures += 1
         return .milliseconds(Int.random(in: 0...ceiling, using: &random))

@@ -18,53 +18,53 @@ import Glibc
 
     /// An overlay still on its way (waiting for the interactive status) when the viewer changes
     /// media belongs to the room it arrived in: it is not shown in the next one.
-    @Test func aLiveOverlayArrivingDuringAMediaChangeStaysInItsRoom() throws {
-        let backend = try ReferenceBackend()
+    @Test func aLiveOverlayArrivingDuringAMediaChangeStaysInItsRoom() async throws {
+        let backend = try await ReferenceBackend()
         // The interactive status requested at the join takes 2 s: overlays that arrive wait for it.
-        try backend.fault(["restDelayMs": 2000])
-        let live = try LiveFixture(viewer: .alice, backend: backend)
-        try backend.emitOverlay(room: "m1", backend.quiz("tl-old", extra: ["traceLock": true]), trackingId: "trk-old")
+        try await backend.fault(["restDelayMs": 2000])
+        let live = try await LiveFixture(viewer: .alice, backend: backend)
+        try await backend.emitOverlay(room: "m1", backend.quiz("tl-old", extra: ["traceLock": true]), trackingId: "trk-old")
         // It reached the daemon (receive-message goes out on arrival).
-        try backend.waitForRecords("receive-messages", "trackingId=trk-old") { !$0.isEmpty }
+        try await backend.waitForRecords("receive-messages", "trackingId=trk-old") { !$0.isEmpty }
         #expect(try live.player.call("room.join", ["mediaId": "m2"])["state"] == "joined")
 
-        let rendered = try live.waitForAck("trk-old", "rendered", timeoutMs: 15_000)
+        let rendered = try await live.waitForAck("trk-old", "rendered", timeoutMs: 15_000)
         #expect(rendered["status"] == "cancelled")
         #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "remove_all_view")
         try live.player.expectNoEvent("overlay.show", withinMs: 300)
         #expect(try live.status()["overlays"] == [])
-        #expect(try backend.records("actions").isEmpty)
+        #expect(try await backend.records("actions").isEmpty)
     }
 
     @Test(arguments: [3, 5])
-    func predictAndLuckyOverlaysAreFilteredByTargetsAndAnswers(_ type: Int) throws {
-        let live = try LiveFixture(viewer: .alice, events: ["predict.", "overlay.", "answer."])
+    func predictAndLuckyOverlaysAreFilteredByTargetsAndAnswers(_ type: Int) async throws {
+        let live = try await LiveFixture(viewer: .alice, events: ["predict.", "overlay.", "answer."])
         let backend = live.backend
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p-ios", type: type, targets: ["ios"]), trackingId: "trk-ios")
-        let offTarget = try live.waitForAck("trk-ios", "rendered")
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p-ios", type: type, targets: ["ios"]), trackingId: "trk-ios")
+        let offTarget = try await live.waitForAck("trk-ios", "rendered")
         #expect(offTarget["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "not_targeted")
 
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p-ok", type: type), trackingId: "trk-ok")
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p-ok", type: type), trackingId: "trk-ok")
         let button = try live.player.waitForEvent("predict.button")
         #expect(button.data["timelineId"] == "p-ok", "the button of an overlay for another platform was shown")
         let overlayId = try live.player.call("predict.open", ["timelineId": "p-ok"])["overlayId"]?.stringValue ?? ""
         #expect(try live.answer(overlayId)["status"] == "success")
 
         // Sent again: answered already, so neither button nor dialog again.
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p-ok", type: type), trackingId: "trk-again")
-        let again = try live.waitForAck("trk-again", "rendered")
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p-ok", type: type), trackingId: "trk-again")
+        let again = try await live.waitForAck("trk-again", "rendered")
         #expect(again["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "already_interacted")
         #expect(try live.status()["predict"]?.arrayValue?.map { $0["timelineId"] } == ["p-ok"])
     }
 
-    @Test func theControlsComeBackOnlyWhenTheLastRevealedOverlayLeaves() throws {
-        let live = try LiveFixture(viewer: .alice, events: ["predict.", "overlay.", "player."])
+    @Test func theControlsComeBackOnlyWhenTheLastRevealedOverlayLeaves() async throws {
+        let live = try await LiveFixture(viewer: .alice, events: ["predict.", "overlay.", "player."])
         let backend = live.backend
-        let quizId = try live.show(backend.quiz("tl-quiz")).overlayId
+        let quizId = try await live.show(backend.quiz("tl-quiz")).overlayId
         try live.bridge(quizId, ["type": "INTERACTIVE_SHOW_ANALYTICS"])
         #expect(try live.player.waitForEvent("player.controls").data["visible"] == false)
 
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p-dialog"), trackingId: "trk-dialog")
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p-dialog"), trackingId: "trk-dialog")
         try live.player.waitForEvent("predict.button")
         let dialogId = try live.player.call("predict.open", ["timelineId": "p-dialog"])["overlayId"]?.stringValue ?? ""
         try live.bridge(dialogId, ["type": "INTERACTIVE_OPEN_ANALYTICS"])
@@ -79,10 +79,10 @@ import Glibc
         #expect(try live.player.waitForEvent("player.controls").data["visible"] == true)
     }
 
-    @Test func aTraceLockOverlayWithoutATrackingIdSendsReceiveMessage() throws {
-        let live = try LiveFixture()
-        try live.show(live.backend.quiz("tl-locked", extra: ["traceLock": true]))
-        let sent = try live.backend.waitForRecords("receive-messages") { items in
+    @Test func aTraceLockOverlayWithoutATrackingIdSendsReceiveMessage() async throws {
+        let live = try await LiveFixture()
+        try await live.show(live.backend.quiz("tl-locked", extra: ["traceLock": true]))
+        let sent = try await live.backend.waitForRecords("receive-messages") { items in
             items.contains { $0["timelineId"] == "tl-locked" }
         }
         let message = try #require(sent.first { $0["timelineId"] == "tl-locked" })
@@ -91,9 +91,9 @@ import Glibc
         #expect(message["payload"]?["trackingId"] == .null)
     }
 
-    @Test func aBetConfirmationNobodyAnswersIsDeclinedInTime() throws {
-        let live = try LiveFixture(viewer: .alice, config: ["answerConfirmTimeoutMs": 500])
-        let overlayId = try live.show(live.backend.quiz("tl-wait", extra: ["requireBet": true, "betAmount": 5])).overlayId
+    @Test func aBetConfirmationNobodyAnswersIsDeclinedInTime() async throws {
+        let live = try await LiveFixture(viewer: .alice, config: ["answerConfirmTimeoutMs": 500])
+        let overlayId = try await live.show(live.backend.quiz("tl-wait", extra: ["requireBet": true, "betAmount": 5])).overlayId
         try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
         #expect(try live.player.waitForEvent("answer.confirm").data["timeoutMs"] == 500)
         let started = Date()
@@ -102,7 +102,7 @@ import Glibc
         #expect(result["reason"] == "bet_declined")
         #expect(result["detail"] == "timeout")
         #expect(Date().timeIntervalSince(started) < 3)
-        #expect(try backend(live).records("actions").isEmpty)
+        #expect(try await backend(live).records("actions").isEmpty)
         // Too late now.
         #expect(throws: IPCClientError.self) {
             try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
@@ -118,10 +118,10 @@ import Glibc
 
     /// A reply sent the moment `answer.confirm` arrives is taken (it used to race the daemon's
     /// own registration of the confirmation: "no bet confirmation is pending").
-    @Test func aConfirmationAnsweredAtOnceIsTaken() throws {
-        let live = try LiveFixture(viewer: .alice)
+    @Test func aConfirmationAnsweredAtOnceIsTaken() async throws {
+        let live = try await LiveFixture(viewer: .alice)
         for round in 1...5 {
-            let overlayId = try live.show(live.backend.quiz("tl-fast-\(round)", extra: ["requireBet": true, "betAmount": 1])).overlayId
+            let overlayId = try await live.show(live.backend.quiz("tl-fast-\(round)", extra: ["requireBet": true, "betAmount": 1])).overlayId
             try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
             try live.player.waitForEvent("answer.confirm")
             _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": false])
@@ -136,23 +136,23 @@ import Glibc
 
     // MARK: Restart recovery
 
-    @Test func theViewerAndTheRoomAreJoinedAgainAfterACrash() throws {
-        let backend = try ReferenceBackend()
+    @Test func theViewerAndTheRoomAreJoinedAgainAfterACrash() async throws {
+        let backend = try await ReferenceBackend()
         let directory = try TemporaryDirectory()
         let firstBoot: JSONValue?
         do {
-            let first = try LiveFixture(viewer: .alice, fanclub: true, directory: directory, backend: backend)
+            let first = try await LiveFixture(viewer: .alice, fanclub: true, directory: directory, backend: backend)
             firstBoot = try first.status()["bootId"]
             first.daemon.signal(SIGKILL)
-            _ = try first.daemon.waitForExit()
+            _ = try await first.daemon.waitForExit()
         }
         var info = stat()
         #expect(stat(directory.path + "/state/interactived.sqlite", &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)
 
-        let second = try DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
+        let second = try await DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
         let client = try second.client()
-        let status = try waitForRoom(client, "joined")
+        let status = try await waitForRoom(client, "joined")
         #expect(status["bootId"] != firstBoot)
         #expect(status["session"] == ["loggedIn": true, "userId": "alice", "displayName": "Alice"])
         #expect(status["room"]?["mediaId"] == "m1")
@@ -161,49 +161,48 @@ import Glibc
         let started = try client.call("playback.start", ["filmId": "f1", "episodeNo": 1,
                                                          "device": ["unionInfo": "union-1", "drmKek": "kek-1"]])
         #expect(started["state"] == "loading" || started["state"] == "playing")
-        let joins = try backend.records("room-events", "type=join-room")
+        let joins = try await backend.records("room-events", "type=join-room")
         #expect(joins.count == 2)
         #expect(joins.last?["payload"]?["userId"] == "alice")
-        #expect(try backend.records("handshakes", "accepted=true").last?["authorization"] == "Bearer token-alice")
+        #expect(try await backend.records("handshakes", "accepted=true").last?["authorization"] == "Bearer token-alice")
         #expect(!second.stderr.contains("token-alice"))
 
         // Logging out forgets the viewer; leaving forgets the room.
         _ = try client.call("session.logout")
-        #expect(try second.stop() == 0)
-        let third = try DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
-        let anonymous = try waitForRoom(try third.client(), "joined")
+        #expect(try await second.stop() == 0)
+        let third = try await DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
+        let anonymous = try await waitForRoom(try third.client(), "joined")
         #expect(anonymous["session"]?["loggedIn"] == false)
         _ = try third.client().call("room.leave")
-        #expect(try third.stop() == 0)
+        #expect(try await third.stop() == 0)
         // The kept room (if any) is restored before the daemon serves its first client.
-        let fourth = try DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
+        let fourth = try await DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
         #expect(try fourth.client().call("daemon.status")["room"] == .null)
     }
 
-    private func waitForRoom(_ client: IPCClient, _ state: String, timeoutMs: Int = 10_000) throws -> JSONValue {
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
-        while true {
-            let status = try client.call("daemon.status")
-            if status["room"]?["state"] == .string(state) { return status }
-            guard Date() < deadline else { throw TestFailure("room never \(state): \(status["room"] ?? .null)") }
-            usleep(50_000)
-        }
+    private func waitForRoom(_ client: IPCClient, _ state: String, timeoutMs: Int = 10_000) async throws -> JSONValue {
+        var status: JSONValue = .null
+        guard try await eventually(timeoutMs: timeoutMs, everyMs: 50, {
+            status = try client.call("daemon.status")
+            return status["room"]?["state"] == .string(state)
+        }) else { throw TestFailure("room never \(state): \(status["room"] ?? .null)") }
+        return status
     }
 
     // MARK: The store
 
-    @Test func aStateDirectoryThatIsAFileStopsTheDaemonWithAPlainMessage() throws {
+    @Test func aStateDirectoryThatIsAFileStopsTheDaemonWithAPlainMessage() async throws {
         let directory = try TemporaryDirectory()
         #expect(FileManager.default.createFile(atPath: directory.path + "/state", contents: Data("x".utf8)))
-        let daemon = try DaemonProcess(directory: directory, waitReady: false)
-        #expect(try daemon.waitForExit() == 73)
-        #expect(daemon.waitForLog("is a file, not a directory"))
+        let daemon = try await DaemonProcess(directory: directory, waitReady: false)
+        #expect(try await daemon.waitForExit() == 73)
+        #expect(try await daemon.waitForLog("is a file, not a directory"))
         #expect(!daemon.stderr.contains("CocoaError"))
     }
 
     /// A store file the daemon's user cannot read (root reads everything, so the daemon runs as
     /// nobody here) is moved aside and a fresh one started.
-    @Test(.enabled(if: geteuid() == 0)) func anUnreadableStoreIsMovedAside() throws {
+    @Test(.enabled(if: geteuid() == 0)) func anUnreadableStoreIsMovedAside() async throws {
         let directory = try TemporaryDirectory()
         let state = directory.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
@@ -211,7 +210,7 @@ import Glibc
         #expect(FileManager.default.createFile(atPath: store, contents: Data("SQLite format 3\u{0}".utf8)))
         for path in [state, store] { #expect(chown(path, 65534, 65534) == 0) }
         chmod(store, 0)
-        let result = try runCommand(["/usr/bin/timeout", "2", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+        let result = try await runCommand(["/usr/bin/timeout", "2", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                                      BuiltProducts.daemon, "--socket", state + "/d.sock", "--state-directory", state,
                                      "--log-target", "stderr", "--config", directory.path + "/none.json"])
         #expect(result.status == 124, "the daemon did not keep running: \(result.stderr)")
@@ -222,24 +221,31 @@ import Glibc
         #expect(fresh.starts(with: Data("SQLite format 3".utf8)))
     }
 
-    @Test(.enabled(if: geteuid() == 0)) func aReadOnlyStateDirectoryIsReported() throws {
+    @Test(.enabled(if: geteuid() == 0)) func aReadOnlyStateDirectoryIsReported() async throws {
         let directory = try TemporaryDirectory()
         let state = directory.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
-        guard (try? runCommand(["/bin/mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", state]))?.status == 0 else {
+        guard (try? await runCommand(["/bin/mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", state]))?.status == 0 else {
             Issue.record("cannot mount a read-only tmpfs")
             return
         }
-        defer { _ = try? runCommand(["/bin/umount", "-l", state]) }
-        let daemon = try DaemonProcess(directory: directory)
-        #expect(daemon.notify.messages.contains { $0.contains("READY=1") && $0.contains("read-only") })
-        let client = try daemon.client()
-        let store = try client.call("daemon.status")["store"]
-        #expect(store?["persistent"] == false)
-        #expect(store?["problem"] == "read-only")
-        // The daemon works; what is set is in force (but not kept).
-        _ = try client.call("config.set", ["deviceClass": "tv"])
-        #expect(try client.call("config.get")["deviceClass"] == "tv")
-        #expect(daemon.waitForLog("not writable"))
+        // Unmounted on every way out (a defer cannot await).
+        let unmount = { _ = try? await runCommand(["/bin/umount", "-l", state]) }
+        do {
+            let daemon = try await DaemonProcess(directory: directory)
+            #expect(daemon.notify.messages.contains { $0.contains("READY=1") && $0.contains("read-only") })
+            let client = try daemon.client()
+            let store = try client.call("daemon.status")["store"]
+            #expect(store?["persistent"] == false)
+            #expect(store?["problem"] == "read-only")
+            // The daemon works; what is set is in force (but not kept).
+            _ = try client.call("config.set", ["deviceClass": "tv"])
+            #expect(try client.call("config.get")["deviceClass"] == "tv")
+            #expect(try await daemon.waitForLog("not writable"))
+        } catch {
+            await unmount()
+            throw error
+        }
+        await unmount()
     }
 }

@@ -7,9 +7,9 @@ import Testing
 @Suite struct BridgeAndAnswerTests {
     // MARK: Bridge
 
-    @Test func showAndHideAnalyticsRevealAndHideWithThePlayerControls() throws {
-        let live = try LiveFixture()
-        let overlayId = try live.show(live.backend.quiz("tl-reveal")).overlayId
+    @Test func showAndHideAnalyticsRevealAndHideWithThePlayerControls() async throws {
+        let live = try await LiveFixture()
+        let overlayId = try await live.show(live.backend.quiz("tl-reveal")).overlayId
         // As an object.
         let shown = try live.bridge(overlayId, ["type": "INTERACTIVE_SHOW_ANALYTICS", "data": ["id": "tl-reveal"]])
         #expect(shown["handled"] == true)
@@ -32,9 +32,9 @@ import Testing
         #expect(showControls.data["visible"] == true)
     }
 
-    @Test func adClickPingDismissAndUnknownOverlays() throws {
-        let live = try LiveFixture()
-        let overlayId = try live.show(live.backend.quiz("tl-ad")).overlayId
+    @Test func adClickPingDismissAndUnknownOverlays() async throws {
+        let live = try await LiveFixture()
+        let overlayId = try await live.show(live.backend.quiz("tl-ad")).overlayId
         let click = try live.bridge(overlayId, .string(
             #"{"type":"INTERACTIVE_ACTION_REPORT","data":{"action":"CLICK_ADS","url":"https://ads.example/offer?x=1"}}"#))
         #expect(click["action"] == "link")
@@ -51,7 +51,7 @@ import Testing
         #expect(next.data["overlayId"] == .string(overlayId))
         // Not revealed: the controls were never taken, so none come back.
         try live.player.expectNoEvent("player.controls", withinMs: 300)
-        #expect(try live.backend.records("actions").isEmpty)
+        #expect(try await live.backend.records("actions").isEmpty)
 
         for (method, params) in [
             ("overlay.bridge", ["overlayId": .string(overlayId), "message": ["type": "INTERACTIVE_SHOW_ANALYTICS"]] as JSONValue),
@@ -69,9 +69,9 @@ import Testing
 
     // MARK: Answers refused locally
 
-    @Test func anAnonymousViewerIsAskedToLogIn() throws {
-        let live = try LiveFixture()
-        let overlayId = try live.show(live.backend.quiz("tl-anon")).overlayId
+    @Test func anAnonymousViewerIsAskedToLogIn() async throws {
+        let live = try await LiveFixture()
+        let overlayId = try await live.show(live.backend.quiz("tl-anon")).overlayId
         try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "B"]]])
         let login = try #require(try live.player.nextEvent(timeoutMs: 10_000))
         #expect(login.type == "login.required")
@@ -79,7 +79,7 @@ import Testing
         let result = try live.player.waitForEvent("answer.result")
         #expect(result.data == ["overlayId": .string(overlayId), "timelineId": "tl-anon", "status": "failure",
                                 "reason": "login_required"])
-        #expect(try live.backend.records("rest-log", "path=/api/actions").isEmpty)
+        #expect(try await live.backend.records("rest-log", "path=/api/actions").isEmpty)
     }
 
     struct LocalRefusal: Sendable, CustomTestStringConvertible {
@@ -96,10 +96,10 @@ import Testing
         LocalRefusal(viewer: .carol, requirement: "requireBet", reason: "bet_not_allowed"),
         LocalRefusal(viewer: .bob, requirement: "requireBet", reason: "bet_not_allowed"),
     ])
-    func requirementsTheViewerLacksRefuseTheAnswer(_ refusal: LocalRefusal) throws {
-        let live = try LiveFixture(viewer: refusal.viewer, fanclub: false)
+    func requirementsTheViewerLacksRefuseTheAnswer(_ refusal: LocalRefusal) async throws {
+        let live = try await LiveFixture(viewer: refusal.viewer, fanclub: false)
         let overlay = live.backend.quiz("tl-req", extra: [refusal.requirement: true, "betAmount": 10])
-        let overlayId = try live.show(overlay, trackingId: "trk-req").overlayId
+        let overlayId = try await live.show(overlay, trackingId: "trk-req").overlayId
         try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
         if refusal.requirement == "requireFanclub" {
             let fanclub = try live.player.waitForEvent("fanclub.required")
@@ -109,29 +109,29 @@ import Testing
         #expect(result["status"] == "failure")
         #expect(result["reason"] == .string(refusal.reason))
         #expect(result["timelineId"] == "tl-req")
-        #expect(try live.backend.records("actions").isEmpty)
+        #expect(try await live.backend.records("actions").isEmpty)
         // Refused locally: no answer stage.
-        #expect(try live.acks("trk-req", stage: "answer").isEmpty)
+        #expect(try await live.acks("trk-req", stage: "answer").isEmpty)
     }
 
-    @Test func joiningTheFanclubInPlaceLetsTheViewerAnswer() throws {
-        let live = try LiveFixture(viewer: .bob, fanclub: false)
-        let overlayId = try live.show(live.backend.quiz("tl-fan", extra: ["requireFanclub": true])).overlayId
+    @Test func joiningTheFanclubInPlaceLetsTheViewerAnswer() async throws {
+        let live = try await LiveFixture(viewer: .bob, fanclub: false)
+        let overlayId = try await live.show(live.backend.quiz("tl-fan", extra: ["requireFanclub": true])).overlayId
         #expect(try live.answer(overlayId)["reason"] == "fanclub_required")
         // The same media with fanclub true: taken in place (no new join), and the answer goes through.
         #expect(try live.player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
         #expect(try live.answer(overlayId)["status"] == "success")
-        #expect(try live.backend.records("actions").count == 1)
-        #expect(try live.backend.records("room-events", "type=join-room").count == 1)
-        #expect(try live.backend.records("unknown-events").isEmpty)
+        #expect(try await live.backend.records("actions").count == 1)
+        #expect(try await live.backend.records("room-events", "type=join-room").count == 1)
+        #expect(try await live.backend.records("unknown-events").isEmpty)
     }
 
     // MARK: Bets and the REST call
 
-    @Test func aConfirmedBetIsPostedOnceAndConfirmed() throws {
-        let live = try LiveFixture(viewer: .alice)
+    @Test func aConfirmedBetIsPostedOnceAndConfirmed() async throws {
+        let live = try await LiveFixture(viewer: .alice)
         let overlay = live.backend.quiz("tl-bet", extra: ["requireBet": true, "betAmount": 25])
-        let overlayId = try live.show(overlay, trackingId: "trk-bet").overlayId
+        let overlayId = try await live.show(overlay, trackingId: "trk-bet").overlayId
         try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "B"]]])
         let confirm = try live.player.waitForEvent("answer.confirm")
         #expect(confirm.data["overlayId"] == .string(overlayId))
@@ -139,7 +139,7 @@ import Testing
         #expect(confirm.data["kind"] == "bet")
         #expect(confirm.data["amount"] == 25)
         // Nothing is posted before the viewer accepts.
-        #expect(try live.backend.records("actions").isEmpty)
+        #expect(try await live.backend.records("actions").isEmpty)
         _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
         let result = try live.player.waitForEvent("answer.result").data
         #expect(result["status"] == "success")
@@ -148,7 +148,7 @@ import Testing
         #expect(confirmed.data == ["overlayId": .string(overlayId),
                                    "message": ["key": "UPDATE_CONFIRM", "data": ["timelineId": "tl-bet", "success": true]]])
 
-        let actions = try live.backend.records("actions")
+        let actions = try await live.backend.records("actions")
         try #require(actions.count == 1)
         let socketId = try live.socketId()
         #expect(actions[0]["body"] == ["mediaId": "m1", "timelineId": "tl-bet", "os": "linuxstb", "socketId": .string(socketId),
@@ -161,36 +161,36 @@ import Testing
         let again = try live.answer(overlayId)
         #expect(again["status"] == "failure")
         #expect(again["reason"] == "already_answered")
-        #expect(try live.backend.records("actions").count == 1)
-        #expect(try live.backend.records("rest-log", "path=/api/actions").count == 1)
+        #expect(try await live.backend.records("actions").count == 1)
+        #expect(try await live.backend.records("rest-log", "path=/api/actions").count == 1)
     }
 
-    @Test func aVipAnswerIsConfirmedAndAPlainOneIsNot() throws {
-        let live = try LiveFixture(viewer: .carol)
-        let vipId = try live.show(live.backend.quiz("tl-vip", extra: ["requireVip": true])).overlayId
+    @Test func aVipAnswerIsConfirmedAndAPlainOneIsNot() async throws {
+        let live = try await LiveFixture(viewer: .carol)
+        let vipId = try await live.show(live.backend.quiz("tl-vip", extra: ["requireVip": true])).overlayId
         #expect(try live.answer(vipId)["status"] == "success")
         let confirmed = try #require(try live.player.nextEvent(timeoutMs: 10_000))
         #expect(confirmed.type == "overlay.post")
         #expect(confirmed.data["message"] == ["key": "UPDATE_CONFIRM", "data": ["timelineId": "tl-vip", "success": true]])
 
-        let plainId = try live.show(live.backend.quiz("tl-plain")).overlayId
+        let plainId = try await live.show(live.backend.quiz("tl-plain")).overlayId
         #expect(try live.answer(plainId)["status"] == "success")
         try live.player.expectNoEvent("overlay.post", withinMs: 300)
         // Only the VIP overlay asked for the viewer's status.
-        #expect(try live.backend.records("rest-log", "path=/api/public/vip-status").count == 1)
-        #expect(try live.backend.records("actions").count == 2)
+        #expect(try await live.backend.records("rest-log", "path=/api/public/vip-status").count == 1)
+        #expect(try await live.backend.records("actions").count == 2)
     }
 
-    @Test func aDeclinedBetIsNotPostedAndMayBeRetried() throws {
-        let live = try LiveFixture(viewer: .dave)
-        let overlayId = try live.show(live.backend.quiz("tl-decline", extra: ["requireBet": true, "betAmount": 5])).overlayId
+    @Test func aDeclinedBetIsNotPostedAndMayBeRetried() async throws {
+        let live = try await LiveFixture(viewer: .dave)
+        let overlayId = try await live.show(live.backend.quiz("tl-decline", extra: ["requireBet": true, "betAmount": 5])).overlayId
         try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "C"]]])
         #expect(try live.player.waitForEvent("answer.confirm").data["amount"] == 5)
         _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": false])
         let declined = try live.player.waitForEvent("answer.result").data
         #expect(declined["status"] == "failure")
         #expect(declined["reason"] == "bet_declined")
-        #expect(try live.backend.records("actions").isEmpty)
+        #expect(try await live.backend.records("actions").isEmpty)
         // Without a pending confirmation, answer.confirm is a bad request.
         #expect(throws: IPCClientError.self) {
             try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
@@ -200,7 +200,7 @@ import Testing
         try live.player.waitForEvent("answer.confirm")
         _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
         #expect(try live.player.waitForEvent("answer.result").data["status"] == "success")
-        #expect(try live.backend.records("actions").count == 1)
+        #expect(try await live.backend.records("actions").count == 1)
     }
 
     struct APIFailure: Sendable, CustomTestStringConvertible {
@@ -218,20 +218,20 @@ import Testing
         APIFailure(reply: "unauthorized", reason: "api_unauthorized"),
         APIFailure(reply: "forbidden", reason: "api_unauthorized"),
     ])
-    func backendRefusalsAreReported(_ failure: APIFailure) throws {
-        let live = try LiveFixture(viewer: .alice)
-        try live.backend.fault(["actionsReply": failure.reply])
-        let overlayId = try live.show(live.backend.quiz("tl-fail")).overlayId
+    func backendRefusalsAreReported(_ failure: APIFailure) async throws {
+        let live = try await LiveFixture(viewer: .alice)
+        try await live.backend.fault(["actionsReply": failure.reply])
+        let overlayId = try await live.show(live.backend.quiz("tl-fail")).overlayId
         let result = try live.answer(overlayId)
         #expect(result["status"] == "failure")
         #expect(result["reason"] == .string(failure.reason))
-        #expect(try live.backend.records("actions").count == 1)
+        #expect(try await live.backend.records("actions").count == 1)
     }
 
-    @Test func aTimeoutIsANetworkError() throws {
-        let live = try LiveFixture(viewer: .alice, config: ["httpTimeoutMs": 300])
-        try live.backend.fault(["restDelayMs": 2000])
-        let overlayId = try live.show(live.backend.quiz("tl-slow")).overlayId
+    @Test func aTimeoutIsANetworkError() async throws {
+        let live = try await LiveFixture(viewer: .alice, config: ["httpTimeoutMs": 300])
+        try await live.backend.fault(["restDelayMs": 2000])
+        let overlayId = try await live.show(live.backend.quiz("tl-slow")).overlayId
         let started = Date()
         let result = try live.answer(overlayId)
         #expect(result["status"] == "failure")
@@ -239,19 +239,19 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 1.9, "the answer waited for the reply instead of timing out")
     }
 
-    @Test func afterAFailureTheViewerMayTryAgain() throws {
-        let live = try LiveFixture(viewer: .alice)
-        try live.backend.fault(["actionsReply": "EX400"])
-        let overlayId = try live.show(live.backend.quiz("tl-retry")).overlayId
+    @Test func afterAFailureTheViewerMayTryAgain() async throws {
+        let live = try await LiveFixture(viewer: .alice)
+        try await live.backend.fault(["actionsReply": "EX400"])
+        let overlayId = try await live.show(live.backend.quiz("tl-retry")).overlayId
         #expect(try live.answer(overlayId)["reason"] == "api_EX400")
-        try live.backend.fault(["actionsReply": nil])
+        try await live.backend.fault(["actionsReply": nil])
         let second = try live.answer(overlayId, ["answer": ["choice": "D"]])
         #expect(second["status"] == "success")
         #expect(second["data"] == ["number": 7])
-        let actions = try live.backend.records("actions")
+        let actions = try await live.backend.records("actions")
         #expect(actions.map { $0["reply"] } == ["EX400", "success"])
         #expect(actions.last?["body"]?["answer"] == ["answer": ["choice": "D"]])
         #expect(try live.answer(overlayId)["reason"] == "already_answered")
-        #expect(try live.backend.records("actions").count == 2)
+        #expect(try await live.backend.records("actions").count == 2)
     }
 }

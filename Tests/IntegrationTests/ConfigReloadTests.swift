@@ -15,51 +15,51 @@ import Glibc
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
-    @Test func checkConfigValidatesWithoutTouchingASocketOrTheStore() throws {
+    @Test func checkConfigValidatesWithoutTouchingASocketOrTheStore() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/config.json"
         let state = directory.path + "/state"
         let socket = directory.path + "/d.sock"
         let common = [BuiltProducts.daemon, "--state-directory", state, "--socket", socket, "--log-target", "stderr"]
         try write(#"{"tenant":"t","httpTimeoutMs":2000}"#, to: file)
-        let valid = try runCommand(common + ["--check-config", file])
+        let valid = try await runCommand(common + ["--check-config", file])
         #expect(valid.status == 0)
         #expect(valid.stdout.contains("\(file): valid"))
         try write(#"{"tenant":"t","httpTimeoutMs":"soon"}"#, to: file)
-        let invalid = try runCommand(common + ["--config", file, "--check-config"])
+        let invalid = try await runCommand(common + ["--config", file, "--check-config"])
         #expect(invalid.status == 78)
         #expect(invalid.stderr.contains("'httpTimeoutMs'"))
         #expect(invalid.stderr.contains("whole number"))
-        let inline = try runCommand(common + ["--check-config=\(file)"])
+        let inline = try await runCommand(common + ["--check-config=\(file)"])
         #expect(inline.status == 78)
         try write(#"{"tenant":"t"}"#, to: file)
         // A flag is checked too.
-        let badFlag = try runCommand(common + ["--check-config", file, "--environment", "moon"])
+        let badFlag = try await runCommand(common + ["--check-config", file, "--environment", "moon"])
         #expect(badFlag.status == 78)
         #expect(badFlag.stderr.contains("'environment'"))
-        let missing = try runCommand(common + ["--check-config", directory.path + "/absent.json"])
+        let missing = try await runCommand(common + ["--check-config", directory.path + "/absent.json"])
         #expect(missing.status == 78)
         #expect(missing.stderr.contains("no such file"))
         #expect(!FileManager.default.fileExists(atPath: state))
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 
-    @Test func reloadRepliesOnceTheFileIsAppliedOrRefused() throws {
-        let daemon = try DaemonProcess(config: ["tenant": "first"])
+    @Test func reloadRepliesOnceTheFileIsAppliedOrRefused() async throws {
+        let daemon = try await DaemonProcess(config: ["tenant": "first"])
         let configPath = daemon.directory.path + "/config.json"
         let client = try daemon.client()
         try write(#"{"tenant":"second","os":"linuxstb"}"#, to: configPath)
         let mark = daemon.notify.messages.count
-        let applied = try daemon.ctl(["reload"])
+        let applied = try await daemon.ctl(["reload"])
         #expect(applied.status == 0, "\(applied.stderr)")
         #expect(applied.stdout.contains("changed os, tenant"))
         // The reply came after the file was applied: no waiting needed.
         #expect(try client.call("config.get")["tenant"] == "second")
-        #expect(try daemon.notify.waitFor("RELOADING=1", since: mark).contains("MONOTONIC_USEC="))
-        #expect(try daemon.notify.waitFor("READY=1", since: mark).contains("STATUS=No room"))
+        #expect(try await daemon.notify.waitFor("RELOADING=1", since: mark).contains("MONOTONIC_USEC="))
+        #expect(try await daemon.notify.waitFor("READY=1", since: mark).contains("STATUS=No room"))
 
         try write(#"{"tenant": 5}"#, to: configPath)
-        let refused = try daemon.ctl(["reload"])
+        let refused = try await daemon.ctl(["reload"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("'tenant'"))
         #expect(refused.stderr.contains("interactive.ConfigRejected"))
@@ -72,29 +72,29 @@ import Glibc
         #expect(error.name == "interactive.ConfigRejected")
         #expect(error.data?["key"] == "tenant")
         #expect(try client.call("daemon.status")["daemon"]?["configError"]?.stringValue?.contains("'tenant'") == true)
-        try daemon.notify.waitFor("configuration file rejected: invalid value for 'tenant'")
+        try await daemon.notify.waitFor("configuration file rejected: invalid value for 'tenant'")
         // Only the control role may reload.
-        #expect(try daemon.ctl(["reload"], prefix: Self.asNobody).status == 77)
+        #expect(try await daemon.ctl(["reload"], prefix: Self.asNobody).status == 77)
         // A good file again clears the refusal.
         try write(#"{"tenant":"third"}"#, to: configPath)
-        #expect(try daemon.ctl(["--json", "reload"]).stdout.contains(#""changed":["os","tenant"]"#))
+        #expect(try await daemon.ctl(["--json", "reload"]).stdout.contains(#""changed":["os","tenant"]"#))
         #expect(try client.call("daemon.status")["daemon"]?["configError"] == .null)
     }
 
-    @Test func aServiceManagerThatStopsReadingNeverBlocksTheDaemon() throws {
+    @Test func aServiceManagerThatStopsReadingNeverBlocksTheDaemon() async throws {
         // The test's notify socket is read only while a test waits on it: its queue (10 datagrams
         // with the default net.unix.max_dgram_qlen) fills after a few reloads.
-        let daemon = try DaemonProcess(config: ["tenant": "t"])
+        let daemon = try await DaemonProcess(config: ["tenant": "t"])
         let client = try daemon.client()
         for round in 0..<20 {
             #expect(try client.call("daemon.reload", timeoutMs: 5000)["file"] != nil, "reload \(round)")
         }
         #expect(try client.call("daemon.status", timeoutMs: 5000)["daemon"] != nil)
-        #expect(try daemon.stop(timeoutMs: 10_000) == 0)
+        #expect(try await daemon.stop(timeoutMs: 10_000) == 0)
     }
 
-    @Test func startOnlyKeysKeepTheRunningValueAndSayARestartIsNeeded() throws {
-        let daemon = try DaemonProcess(config: ["maxClients": 50, "privilegedGroup": "interactive", "tenant": "t"])
+    @Test func startOnlyKeysKeepTheRunningValueAndSayARestartIsNeeded() async throws {
+        let daemon = try await DaemonProcess(config: ["maxClients": 50, "privilegedGroup": "interactive", "tenant": "t"])
         let configPath = daemon.directory.path + "/config.json"
         try write(#"{"maxClients":2,"privilegedGroup":"nosuchgroup","tenant":"u"}"#, to: configPath)
         let client = try daemon.client()
@@ -112,40 +112,40 @@ import Glibc
         #expect(origins["httpTimeoutMs"] == ["value": 10000, "origin": "default"])
         #expect(origins["caFile"] == ["value": nil, "origin": "unset"])
         #expect(try client.call("daemon.status")["daemon"]?["restartNeeded"] == ["maxClients", "privilegedGroup"])
-        try daemon.notify.waitFor("restart needed to apply maxClients, privilegedGroup")
-        #expect(daemon.waitForLog("maxClients changed to 2"))
+        try await daemon.notify.waitFor("restart needed to apply maxClients, privilegedGroup")
+        #expect(try await daemon.waitForLog("maxClients changed to 2"))
         // The running limit is still 50: more than 2 clients are served.
         let more = try (0..<4).map { _ in try daemon.client() }
         for extra in more { #expect(try extra.call("daemon.hello")["daemon"] == "interactived") }
-        let text = try daemon.ctl(["config", "get", "--origin"])
+        let text = try await daemon.ctl(["config", "get", "--origin"])
         #expect(text.stdout.contains("50  (file; 2 after a restart)"))
         #expect(text.stdout.contains("u  (file)"))
-        #expect(try daemon.ctl(["config", "get", "tenant", "--origin"]).stdout == "u  (file)\n")
+        #expect(try await daemon.ctl(["config", "get", "tenant", "--origin"]).stdout == "u  (file)\n")
     }
 
-    @Test func statusFollowsTheRoomTheConnectionAndTheOverlaysAndComesBackAfterAReload() throws {
-        let fixture = try LiveFixture()
+    @Test func statusFollowsTheRoomTheConnectionAndTheOverlaysAndComesBackAfterAReload() async throws {
+        let fixture = try await LiveFixture()
         let notify = fixture.daemon.notify
-        try notify.waitFor("STATUS=Room m1 (live) joined; backend connected")
-        let overlayId = try fixture.show(fixture.backend.quiz("quiz-status")).overlayId
-        try notify.waitFor("STATUS=Room m1 (live) joined; backend connected; overlay \(overlayId) on screen")
+        try await notify.waitFor("STATUS=Room m1 (live) joined; backend connected")
+        let overlayId = try await fixture.show(fixture.backend.quiz("quiz-status")).overlayId
+        try await notify.waitFor("STATUS=Room m1 (live) joined; backend connected; overlay \(overlayId) on screen")
         let mark = notify.messages.count
         fixture.daemon.signal(SIGHUP)
-        let ready = try notify.waitFor("READY=1", since: mark)
+        let ready = try await notify.waitFor("READY=1", since: mark)
         #expect(ready.contains("STATUS=Room m1 (live) joined; backend connected; overlay \(overlayId) on screen"))
 
         // An outage: the status says so, the log says it once, and when it is back and for how long.
-        try fixture.restartBackend {
+        try await fixture.restartBackend {
             // Several attempts fail before the backend is back.
-            try notify.waitFor("backend reconnecting (attempt 3)", since: mark, timeoutMs: 15_000)
+            try await notify.waitFor("backend reconnecting (attempt 3)", since: mark, timeoutMs: 15_000)
         }
-        try notify.waitFor("STATUS=Room m1 (live) joined; backend connected; overlay \(overlayId) on screen",
+        try await notify.waitFor("STATUS=Room m1 (live) joined; backend connected; overlay \(overlayId) on screen",
                            since: notify.messages.count, timeoutMs: 15_000)
-        #expect(fixture.daemon.waitForLog("Backend connection back after"))
+        #expect(try await fixture.daemon.waitForLog("Backend connection back after"))
         let log = fixture.daemon.stderr
         #expect(log.components(separatedBy: "Backend connection lost").count - 1 == 1, "\(log)")
         #expect(!log.contains("Socket.IO: connection failed"))
         _ = try fixture.player.call("room.leave")
-        try notify.waitFor("STATUS=Room m1 (live) left", since: mark)
+        try await notify.waitFor("STATUS=Room m1 (live) left", since: mark)
     }
 }

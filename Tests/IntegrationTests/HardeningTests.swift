@@ -19,8 +19,8 @@ import Glibc
         return nil
     }
 
-    @Test func controlCharactersInValuesThatReachHeadersAreRefused() throws {
-        let daemon = try DaemonProcess()
+    @Test func controlCharactersInValuesThatReachHeadersAreRefused() async throws {
+        let daemon = try await DaemonProcess()
         let client = try daemon.client()
         #expect(rpcCode { _ = try client.call("session.login", ["token": "tokC\rX-Injected-Token: yes", "userId": "u1"]) } == -32602)
         #expect(rpcCode { _ = try client.call("session.login", ["token": "tok", "userId": "u\n1"]) } == -32602)
@@ -29,8 +29,8 @@ import Glibc
         #expect(try client.call("daemon.status")["session"]?["loggedIn"] == false)
     }
 
-    @Test func requestIdsComeBackExactlyAsSent() throws {
-        let daemon = try DaemonProcess()
+    @Test func requestIdsComeBackExactlyAsSent() async throws {
+        let daemon = try await DaemonProcess()
         let client = try daemon.client()
         for id in ["12345678901234567890", "9007199254740993", "-1.50"] {
             try client.send(raw: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"daemon.hello"}"#.utf8) + [0x0A])
@@ -39,11 +39,11 @@ import Glibc
         }
     }
 
-    @Test func aSocketPathThatIsNotASocketIsLeftAlone() throws {
+    @Test func aSocketPathThatIsNotASocketIsLeftAlone() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/precious.txt"
         try "keep me".write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try runCommand([BuiltProducts.daemon, "--socket", path, "--state-directory", directory.path + "/state",
+        let result = try await runCommand([BuiltProducts.daemon, "--socket", path, "--state-directory", directory.path + "/state",
                                      "--config", directory.path + "/none.json", "--log-target", "stderr"], timeoutMs: 10_000)
         #expect(result.status != 0)
         #expect(result.stderr.contains("is not a socket"))
@@ -52,11 +52,11 @@ import Glibc
 
     /// Observers (here: nobody) fill every slot they may; the slot kept for the control role
     /// still lets root in.
-    @Test func observersCannotLockPlayersOut() throws {
+    @Test func observersCannotLockPlayersOut() async throws {
         let directory = try TemporaryDirectory()
         let configPath = directory.path + "/config.json"
         try #"{"maxClients": 8}"#.write(toFile: configPath, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(arguments: ["--config", configPath], directory: directory)
+        let daemon = try await DaemonProcess(arguments: ["--config", configPath], directory: directory)
         let script = """
             import os, socket, sys
             path = sys.argv[1]
@@ -97,16 +97,16 @@ import Glibc
             print('root', hello(root))
             os.write(go_write, b'x'); os.waitpid(child, 0)
             """
-        let result = try runCommand(["/usr/bin/python3", "-c", script, daemon.socketPath], timeoutMs: 20_000)
+        let result = try await runCommand(["/usr/bin/python3", "-c", script, daemon.socketPath], timeoutMs: 20_000)
         #expect(result.stdout.contains("observers ok ok ok ok ok ok ok error error"), "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("root ok"), "\(result.stdout) \(result.stderr)")
-        #expect(daemon.waitForLog("the remaining connections are kept for players"))
+        #expect(try await daemon.waitForLog("the remaining connections are kept for players"))
     }
 
     /// A client that sends requests and never reads the replies is cut off once 1 MiB of them
     /// waits; others are served all along.
-    @Test func aClientLeavingRepliesUnreadIsCutOff() throws {
-        let daemon = try DaemonProcess()
+    @Test func aClientLeavingRepliesUnreadIsCutOff() async throws {
+        let daemon = try await DaemonProcess()
         let greedy = try daemon.client()
         let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#.utf8) + [0x0A]
         var sent = 0
@@ -118,21 +118,21 @@ import Glibc
         } catch {
             // The daemon shut the connection: the send fails.
         }
-        #expect(daemon.waitForLog("leaves its replies unread", timeoutMs: 30_000), "sent \(sent)")
+        #expect(try await daemon.waitForLog("leaves its replies unread", timeoutMs: 30_000), "sent \(sent)")
         let other = try daemon.client()
         #expect(try other.call("daemon.hello")["daemon"] == "interactived")
     }
 
-    @Test func onlyHTTPURLsReachPlayers() throws {
-        let live = try LiveFixture()
+    @Test func onlyHTTPURLsReachPlayers() async throws {
+        let live = try await LiveFixture()
         let backend = live.backend
         let cases = [("trk-file", "file:///etc/passwd"), ("trk-js", "javascript:alert(1)"),
                      ("trk-data", "data:text/html,<b>x</b>"), ("trk-chrome", "chrome://settings")]
         for (trackingId, url) in cases {
-            try backend.emitOverlay(room: "m1", backend.quiz("tl-\(trackingId)", extra: ["url": .string(url)]), trackingId: trackingId)
+            try await backend.emitOverlay(room: "m1", backend.quiz("tl-\(trackingId)", extra: ["url": .string(url)]), trackingId: trackingId)
         }
         for (trackingId, _) in cases {
-            let rendered = try live.waitForAck(trackingId, "rendered")
+            let rendered = try await live.waitForAck(trackingId, "rendered")
             #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "invalid_overlay_state", "\(trackingId)")
         }
         try live.player.expectNoEvent("overlay.show", withinMs: 300)
@@ -140,13 +140,13 @@ import Glibc
     }
 
     /// The overflow that once crashed every box: an `_emitTimestamp` of Int64.min.
-    @Test func anAbsurdEmitTimestampIsIgnored() throws {
-        let live = try LiveFixture()
-        try live.backend.emit(room: "m1", event: "overlay", [
+    @Test func anAbsurdEmitTimestampIsIgnored() async throws {
+        let live = try await LiveFixture()
+        try await live.backend.emit(room: "m1", event: "overlay", [
             "data": live.backend.quiz("tl-min"), "_trackingId": "trk-min", "_emitTimestamp": -9223372036854775808,
         ])
         try live.player.waitForEvent("overlay.show") { $0["timelineId"] == "tl-min" }
-        let received = try live.waitForAck("trk-min", "received")
+        let received = try await live.waitForAck("trk-min", "received")
         #expect(received["payload"]?["clientContext"]?["receiveLatencyMs"] == .null)
         #expect(try live.player.call("daemon.hello")["daemon"] == "interactived")
     }

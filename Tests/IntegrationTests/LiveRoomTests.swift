@@ -5,9 +5,9 @@ import Testing
 
 /// Live rooms against the reference backend: lifecycle, reconnection, session changes.
 @Suite struct LiveRoomTests {
-    @Test func joinsAfterConnectWithTheHandshakeHeaders() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func joinsAfterConnectWithTheHandshakeHeaders() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         try player.subscribe(["room.", "connection."])
         _ = try player.call("session.login", ["token": "token-alice", "userId": "alice", "displayName": "Alice"])
@@ -17,52 +17,52 @@ import Testing
         try player.waitForEvent("connection.state") { $0["state"] == "connected" }
         try player.waitForEvent("room.state") { $0["state"] == "joined" }
 
-        let handshake = try #require(try backend.records("handshakes").last)
+        let handshake = try await #require(try backend.records("handshakes").last)
         #expect(handshake["tenant"] == "onlivev2")
         #expect(handshake["os"] == "linuxstb")
         #expect(handshake["authorization"] == "Bearer token-alice")
         #expect(handshake["auth"]?["token"] == "token-alice")
-        let joins = try backend.records("room-events", "type=join-room")
+        let joins = try await backend.records("room-events", "type=join-room")
         #expect(joins.count == 1)
         #expect(joins.first?["payload"] == ["mediaId": "m1", "userId": "alice", "displayName": "Alice", "os": "linuxstb"])
         #expect(joins.first?["sid"] == handshake["sid"])
     }
 
-    @Test func anonymousViewerJoinsAndSameMediaIsANoOp() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func anonymousViewerJoinsAndSameMediaIsANoOp() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
-        let handshake = try #require(try backend.records("handshakes").last)
+        let handshake = try await #require(try backend.records("handshakes").last)
         #expect(handshake["accepted"] == true)
         #expect(handshake["authorization"] == nil || handshake["authorization"] == .null)
         #expect(handshake["userId"] == nil || handshake["userId"] == .null)
         #expect(try player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
         #expect(try player.call("daemon.status")["room"]?["fanclub"] == true)
-        #expect(try backend.records("room-events", "type=join-room").count == 1)
-        #expect(try backend.records("handshakes").count == 1)
+        #expect(try await backend.records("room-events", "type=join-room").count == 1)
+        #expect(try await backend.records("handshakes").count == 1)
     }
 
-    @Test func anotherMediaLeavesTheOldRoomOnTheSameConnection() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func anotherMediaLeavesTheOldRoomOnTheSameConnection() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         _ = try player.call("room.join", ["mediaId": "m1"])
         try player.subscribe(["overlay."])
-        try backend.emitOverlay(room: "m1", backend.quiz("tl1"))
+        try await backend.emitOverlay(room: "m1", backend.quiz("tl1"))
         let shown = try player.waitForEvent("overlay.show")
         _ = try player.call("room.join", ["mediaId": "m2"])
         let hidden = try player.waitForEvent("overlay.hide")
         #expect(hidden.data["overlayId"] == shown.data["overlayId"])
         #expect(hidden.data["reason"] == "remove_all_view")
-        let events = try backend.waitForRecords("room-events") { items in items.filter { $0["type"] == "join-room" }.count == 2 }
+        let events = try await backend.waitForRecords("room-events") { items in items.filter { $0["type"] == "join-room" }.count == 2 }
         #expect(events.map { $0["type"] } == ["join-room", "leave-room", "join-room"])
         #expect(Set(events.compactMap { $0["sid"] }).count == 1)
         #expect(events[1]["payload"]?["mediaId"] == "m1")
     }
 
-    @Test func missingConfigurationNamesTheKeys() throws {
-        let daemon = try DaemonProcess(arguments: ["--tenant", "t"])
+    @Test func missingConfigurationNamesTheKeys() async throws {
+        let daemon = try await DaemonProcess(arguments: ["--tenant", "t"])
         do {
             _ = try daemon.client().call("room.join", ["mediaId": "m1"])
             Issue.record("room.join without configuration succeeded")
@@ -72,43 +72,43 @@ import Testing
         }
     }
 
-    @Test func loginReconnectsWithTheNewTokenAndJoinsAgain() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func loginReconnectsWithTheNewTokenAndJoinsAgain() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         _ = try player.call("room.join", ["mediaId": "m1"])
         try player.subscribe(["room."])
         _ = try player.call("session.login", ["token": "token-bob", "userId": "bob", "displayName": "Bob"])
         try player.waitForEvent("room.state") { $0["state"] == "joined" }
-        let handshakes = try backend.waitForRecords("handshakes") { $0.count == 2 }
+        let handshakes = try await backend.waitForRecords("handshakes") { $0.count == 2 }
         #expect(handshakes[1]["authorization"] == "Bearer token-bob")
-        let joins = try backend.waitForRecords("room-events", "type=join-room") { $0.count == 2 }
+        let joins = try await backend.waitForRecords("room-events", "type=join-room") { $0.count == 2 }
         #expect(joins[1]["payload"]?["userId"] == "bob")
         #expect(joins[1]["sid"] == handshakes[1]["sid"])
-        #expect(try backend.admin("GET", "/_admin/sockets")["items"]?.arrayValue?.count ?? -1 <= 1)
+        #expect(try await backend.admin("GET", "/_admin/sockets")["items"]?.arrayValue?.count ?? -1 <= 1)
     }
 
-    @Test func transportLossReconnectsAndRejoinsKeepingOverlays() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func transportLossReconnectsAndRejoinsKeepingOverlays() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         _ = try player.call("config.set", ["reconnect": ["baseMs": 50, "capMs": 200]])
         _ = try player.call("room.join", ["mediaId": "m1"])
         try player.subscribe(["room.", "overlay.", "connection."])
-        try backend.emitOverlay(room: "m1", backend.quiz("tl1"))
+        try await backend.emitOverlay(room: "m1", backend.quiz("tl1"))
         try player.waitForEvent("overlay.show")
-        try backend.fault(["dropSockets": true])
+        try await backend.fault(["dropSockets": true])
         try player.waitForEvent("room.state") { $0["state"] == "joining" }
         try player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
         try player.waitForEvent("room.state") { $0["state"] == "joined" }
         #expect(try player.call("daemon.status")["overlays"]?.arrayValue?.count == 1)
-        let joins = try backend.waitForRecords("room-events", "type=join-room") { $0.count == 2 }
+        let joins = try await backend.waitForRecords("room-events", "type=join-room") { $0.count == 2 }
         #expect(joins[0]["sid"] != joins[1]["sid"])
     }
 
-    @Test func refusedConnectionIsBackendRefusedUntilANewLogin() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func refusedConnectionIsBackendRefusedUntilANewLogin() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         _ = try player.call("session.login", ["token": "not-a-token", "userId": "x"])
         do {
@@ -123,28 +123,28 @@ import Testing
         try player.waitForEvent("room.state") { $0["state"] == "joined" }
     }
 
-    @Test func leaveHidesOverlaysAndSaysLeaveRoom() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func leaveHidesOverlaysAndSaysLeaveRoom() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         _ = try player.call("room.join", ["mediaId": "m1"])
         try player.subscribe(["overlay.", "room."])
-        try backend.emitOverlay(room: "m1", backend.quiz("tl1"))
+        try await backend.emitOverlay(room: "m1", backend.quiz("tl1"))
         try player.waitForEvent("overlay.show")
         #expect(try player.call("room.leave")["state"] == "left")
         #expect(try player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
         try player.waitForEvent("room.state") { $0["state"] == "left" }
-        try backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
+        try await backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
         #expect(throws: IPCClientError.self) { try player.call("room.leave") }
     }
 }
 
 /// `interactive.status` is per viewer.
 @Suite struct InteractiveStatusTests {
-    @Test func needsALoginThenReturnsTheBackendsAnswer() throws {
-        let backend = try ReferenceBackend()
-        try backend.admin("POST", "/_admin/answered", ["userId": "alice", "mediaId": "m1", "timelineIds": ["tl1", "tl7"]])
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func needsALoginThenReturnsTheBackendsAnswer() async throws {
+        let backend = try await ReferenceBackend()
+        try await backend.admin("POST", "/_admin/answered", ["userId": "alice", "mediaId": "m1", "timelineIds": ["tl1", "tl7"]])
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let client = try daemon.client()
         do {
             _ = try client.call("interactive.status", ["mediaId": "m1"])
@@ -159,37 +159,37 @@ import Testing
 
 /// room.join's timeout, an unacknowledged join-room, and leaving on shutdown.
 @Suite struct LiveJoinTimingTests {
-    @Test func joinReturnsJoiningAfterTimeoutWhileTheDaemonKeepsTrying() throws {
-        let backend = try ReferenceBackend()
-        try backend.fault(["refuseConnections": "transport"])
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func joinReturnsJoiningAfterTimeoutWhileTheDaemonKeepsTrying() async throws {
+        let backend = try await ReferenceBackend()
+        try await backend.fault(["refuseConnections": "transport"])
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         _ = try player.call("config.set", ["reconnect": ["baseMs": 50, "capMs": 200]])
         try player.subscribe(["room.", "connection."])
         #expect(try player.call("room.join", ["mediaId": "m1", "timeoutMs": 300])["state"] == "joining")
         try player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
-        try backend.fault(["refuseConnections": false])
+        try await backend.fault(["refuseConnections": false])
         try player.waitForEvent("room.state") { $0["state"] == "joined" }
     }
 
-    @Test func unacknowledgedJoinRoomIsTakenAsJoinedAfterFiveSeconds() throws {
-        let backend = try ReferenceBackend()
-        try backend.fault(["ackJoinRoom": false])
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func unacknowledgedJoinRoomIsTakenAsJoinedAfterFiveSeconds() async throws {
+        let backend = try await ReferenceBackend()
+        try await backend.fault(["ackJoinRoom": false])
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         let started = Date()
         #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
         #expect(Date().timeIntervalSince(started) >= 4.5)
-        #expect(daemon.waitForLog("did not ack join-room"))
+        #expect(try await daemon.waitForLog("did not ack join-room"))
     }
 
-    @Test func gracefulStopLeavesTheRoom() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func gracefulStopLeavesTheRoom() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         _ = try daemon.client().call("room.join", ["mediaId": "m1"])
-        #expect(try daemon.stop() == 0)
-        try backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
-        try daemon.notify.waitFor("STOPPING=1")
+        #expect(try await daemon.stop() == 0)
+        try await backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
+        try await daemon.notify.waitFor("STOPPING=1")
     }
 }
 
@@ -210,10 +210,10 @@ import Testing
         return result
     }
 
-    @Test func bookkeepingRunsBelowTheDisplayPath() throws {
-        let live = try LiveFixture()
-        _ = try live.show(live.backend.quiz("tl-threads"), trackingId: "trk-threads")
-        try live.waitForAck("trk-threads", "received")
+    @Test func bookkeepingRunsBelowTheDisplayPath() async throws {
+        let live = try await LiveFixture()
+        _ = try await live.show(live.backend.quiz("tl-threads"), trackingId: "trk-threads")
+        try await live.waitForAck("trk-threads", "received")
         let niceByName = try threads(of: live.daemon.process.processIdentifier)
         #expect(niceByName["interactived.bk"] == 10)
         #expect(niceByName["interactived.ev"] == 0)

@@ -8,8 +8,8 @@ import Glibc
 
 /// The local API over the real socket of the real daemon binary.
 @Suite struct LocalAPITests {
-    @Test func helloStatusAndProtocolErrors() throws {
-        let daemon = try DaemonProcess()
+    @Test func helloStatusAndProtocolErrors() async throws {
+        let daemon = try await DaemonProcess()
         let client = try daemon.client()
         let hello = try client.call("daemon.hello", ["client": "test", "protocol": 1])
         #expect(hello["daemon"] == "interactived")
@@ -31,8 +31,8 @@ import Glibc
         #expect(try client.call("daemon.status")["bootId"] == hello["bootId"])
     }
 
-    @Test func twoHundredConcurrentClients() throws {
-        let daemon = try DaemonProcess()
+    @Test func twoHundredConcurrentClients() async throws {
+        let daemon = try await DaemonProcess()
         let failures = LogCollector()
         DispatchQueue.concurrentPerform(iterations: 200) { index in
             do {
@@ -47,8 +47,8 @@ import Glibc
         #expect(failures.text.isEmpty, "\(failures.text)")
     }
 
-    @Test func badClientsDoNotDisturbOthers() throws {
-        let daemon = try DaemonProcess()
+    @Test func badClientsDoNotDisturbOthers() async throws {
+        let daemon = try await DaemonProcess()
         let good = try daemon.client()
         let garbage = try daemon.client()
         let huge = try daemon.client()
@@ -70,36 +70,38 @@ import Glibc
         #expect(try garbage.call("daemon.hello", ["client": "again", "protocol": 1])["daemon"] == "interactived")
     }
 
-    @Test func slowSubscriberLagsWhileFastOneGetsEverything() throws {
-        let daemon = try DaemonProcess()
+    @Test func slowSubscriberLagsWhileFastOneGetsEverything() async throws {
+        let daemon = try await DaemonProcess()
         let slow = try daemon.client()
         let producer = try daemon.client()
         let slowStart = try slow.call("events.subscribe", ["types": ["config."]])["seq"]?.intValue ?? -1
 
         let count = 6000
         let fastSeqs = Locked<[Int]>([])
-        let subscribed = DispatchSemaphore(value: 0)
-        let readerDone = DispatchSemaphore(value: 0)
+        let subscribed = Locked(false)
+        let readerDone = Locked(false)
         let socketPath = daemon.socketPath
-        DispatchQueue(label: "fast-reader").async {
-            defer { readerDone.signal() }
+        // A thread of its own: the fast reader blocks on its socket while the test produces, and
+        // must not hold one of the test runner's threads.
+        Thread {
+            defer { readerDone.withLock { $0 = true } }
             guard let fast = try? IPCClient(path: socketPath),
                   let start = try? fast.call("events.subscribe", ["types": ["config."]])["seq"]?.intValue else {
-                subscribed.signal()
+                subscribed.withLock { $0 = true }
                 return
             }
             fastSeqs.withLock { $0.append(start) }
-            subscribed.signal()
+            subscribed.withLock { $0 = true }
             while fastSeqs.current.count < count + 1, let event = try? fast.nextEvent(timeoutMs: 10_000) {
                 if let seq = event.seq { fastSeqs.withLock { $0.append(seq) } }
             }
-        }
-        #expect(subscribed.wait(timeout: .now() + 10) == .success)
+        }.start()
+        #expect(try await eventually(timeoutMs: 10_000) { subscribed.current })
         for index in 0..<count {
             // Each call changes a key, so each emits one config.changed.
             _ = try producer.call("config.set", ["deviceClass": .string("box\(index)")])
         }
-        #expect(readerDone.wait(timeout: .now() + 60) == .success)
+        #expect(try await eventually(timeoutMs: 60_000) { readerDone.current })
         #expect(fastSeqs.current == Array(slowStart...(slowStart + count)))
 
         // The slow subscriber now reads: each gap is announced by one events.lagged, exactly
@@ -122,21 +124,21 @@ import Glibc
         #expect(previous + pendingMissed == slowStart + count)
     }
 
-    @Test func observerMayReadButNotControl() throws {
-        let daemon = try DaemonProcess()
+    @Test func observerMayReadButNotControl() async throws {
+        let daemon = try await DaemonProcess()
         let asNobody = ["/usr/bin/setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
-        let status = try daemon.ctl(["--json", "status"], prefix: asNobody)
+        let status = try await daemon.ctl(["--json", "status"], prefix: asNobody)
         #expect(status.status == 0, "\(status.stderr)")
         #expect(try JSONValue.parse(status.stdout)["bootId"] != nil)
-        let denied = try daemon.ctl(["config", "set", "tenant", "x"], prefix: asNobody)
+        let denied = try await daemon.ctl(["config", "set", "tenant", "x"], prefix: asNobody)
         #expect(denied.status == 77)
         #expect(denied.stderr.contains("interactive.PermissionDenied"))
         // The same command as root (control) works.
-        #expect(try daemon.ctl(["config", "set", "tenant", "x"]).status == 0)
+        #expect(try await daemon.ctl(["config", "set", "tenant", "x"]).status == 0)
     }
 
-    @Test func maxClientsRefusesTheConnectionOverTheLimit() throws {
-        let daemon = try DaemonProcess(config: ["maxClients": 2])
+    @Test func maxClientsRefusesTheConnectionOverTheLimit() async throws {
+        let daemon = try await DaemonProcess(config: ["maxClients": 2])
         let first = try daemon.client()
         let second = try daemon.client()
         _ = try first.call("daemon.status")
@@ -151,8 +153,8 @@ import Glibc
         #expect(throws: IPCClientError.self) { _ = try third.nextLine(timeoutMs: 5000) }
     }
 
-    @Test func subscribeSinceReplaysAndReportsLoss() throws {
-        let daemon = try DaemonProcess()
+    @Test func subscribeSinceReplaysAndReportsLoss() async throws {
+        let daemon = try await DaemonProcess()
         let client = try daemon.client()
         for index in 0..<5 { _ = try client.call("config.set", ["deviceClass": .string("d\(index)")]) }
         let replay = try daemon.client()

@@ -17,9 +17,9 @@ import Glibc
         let daemon: DaemonProcess
         let client: IPCClient
 
-        init(config: JSONValue? = nil, login: Bool = true, flags: ((ReferenceBackend) -> [String])? = nil) throws {
-            backend = try ReferenceBackend()
-            daemon = try DaemonProcess(arguments: flags?(backend) ?? backend.daemonFlags())
+        init(config: JSONValue? = nil, login: Bool = true, flags: ((ReferenceBackend) -> [String])? = nil) async throws {
+            backend = try await ReferenceBackend()
+            daemon = try await DaemonProcess(arguments: flags?(backend) ?? backend.daemonFlags())
             client = try daemon.client()
             if let config { _ = try client.call("config.set", config) }
             if login { try LiveFixture.login(client, .alice) }
@@ -48,17 +48,17 @@ import Glibc
         }
 
         /// How many play requests the backend counted for an episode.
-        func requests(_ filmId: String, _ episodeNo: Int) throws -> Int {
-            try backend.admin("GET", "/_admin/playback")["requests"]?["\(filmId)/\(episodeNo)"]?.intValue ?? 0
+        func requests(_ filmId: String, _ episodeNo: Int) async throws -> Int {
+            try await backend.admin("GET", "/_admin/playback")["requests"]?["\(filmId)/\(episodeNo)"]?.intValue ?? 0
         }
 
-        func playbackAdmin(_ body: JSONValue) throws { try backend.admin("POST", "/_admin/playback", body) }
+        func playbackAdmin(_ body: JSONValue) async throws { try await backend.admin("POST", "/_admin/playback", body) }
     }
 
     // MARK: Device values and login
 
-    @Test func unusableDeviceValuesAreRefusedWithNothingSent() throws {
-        let player = try Player()
+    @Test func unusableDeviceValuesAreRefusedWithNothingSent() async throws {
+        let player = try await Player()
         for value in ["(null)", "nil", "", "  ", "NULL"] {
             let error = try player.startError("f1", 1, device: ["unionInfo": .string(value), "drmKek": "kek-1"])
             #expect(error.name == "interactive.InvalidDeviceValues")
@@ -70,23 +70,23 @@ import Glibc
         }
         let kek = try player.startError("f1", 1, device: ["unionInfo": "union-1", "drmKek": "undefined"])
         #expect(kek.data?["field"] == "drmKek")
-        #expect(try player.backend.records("play-requests").isEmpty)
-        #expect(try player.requests("f1", 1) == 0)
+        #expect(try await player.backend.records("play-requests").isEmpty)
+        #expect(try await player.requests("f1", 1) == 0)
         // Only the field's name is logged.
-        #expect(player.daemon.waitForLog("unusable drmKek"))
+        #expect(try await player.daemon.waitForLog("unusable drmKek"))
         #expect(!player.daemon.stderr.contains("(null)") && !player.daemon.stderr.contains("undefined"))
     }
 
-    @Test func withoutALoginNothingIsSent() throws {
-        let player = try Player(login: false)
+    @Test func withoutALoginNothingIsSent() async throws {
+        let player = try await Player(login: false)
         #expect(try player.startError("f1", 1).name == "interactive.NotLoggedIn")
-        #expect(try player.backend.records("play-requests").isEmpty)
+        #expect(try await player.backend.records("play-requests").isEmpty)
     }
 
     // MARK: Start
 
-    @Test func startPlaysTheTicketAndPreloadsTheNextEpisodes() throws {
-        let player = try Player()
+    @Test func startPlaysTheTicketAndPreloadsTheNextEpisodes() async throws {
+        let player = try await Player()
         let reply = try player.start("f1", 1)
         #expect(reply["state"] == "loading")
         #expect(try player.client.waitForEvent("playback.state").data["state"] == "loading")
@@ -99,7 +99,7 @@ import Glibc
         #expect(preloads.map { $0["episodeNo"] } == [2, 3])
         #expect(preloads.allSatisfy { $0["filmId"] == "f1" && $0["playAuthToken"]?.stringValue?.hasPrefix("pat_") == true })
         // The request as BACKEND.md describes it: the viewer's token, the tenant, a snake_case body.
-        let request = try #require(try player.backend.records("play-requests").first)
+        let request = try await #require(try player.backend.records("play-requests").first)
         #expect(request["userId"] == "alice" && request["tenant"] == "onlivev2" && request["bearer"] == true)
         #expect(request["unionInfo"] == "union-1" && request["drmKek"] == "kek-1" && request["episodeNo"] == 1)
         #expect(request["contentType"] == "application/json" && request["problems"] == [])
@@ -109,8 +109,8 @@ import Glibc
         try player.client.expectNoEvent("playback.preload", withinMs: 500)
     }
 
-    @Test func eachOutcomeHasItsStateAndText() throws {
-        let player = try Player()
+    @Test func eachOutcomeHasItsStateAndText() async throws {
+        let player = try await Player()
         let expected: [(String, String, String?, Bool?)] = [
             ("f-locked", "paywall", nil, nil),
             ("f-unavailable", "message", "This title is no longer available", false),
@@ -130,7 +130,7 @@ import Glibc
         // An unknown or missing outcome is broken; a reply that does not decode is a network failure.
         for (fault, text) in [("unknownOutcome", "Couldn't load this episode"), ("noOutcome", "Couldn't load this episode"),
                               ("garbage", "Taking longer than usual"), ("badDate", "Taking longer than usual")] {
-            try player.backend.fault(["playReply": .string(fault)])
+            try await player.backend.fault(["playReply": .string(fault)])
             try player.start(fault == "noOutcome" ? "f-busy" : "f1", 1)
             let screen = try player.settledState()
             #expect(screen["text"] == .string(text), "\(fault)")
@@ -138,10 +138,10 @@ import Glibc
         }
     }
 
-    @Test func bothDateFormsDecode() throws {
-        let player = try Player()
+    @Test func bothDateFormsDecode() async throws {
+        let player = try await Player()
         for form in ["plain", "fractional"] {
-            try player.playbackAdmin(["dateForm": .string(form), "ticketLifetimeSec": 600])
+            try await player.playbackAdmin(["dateForm": .string(form), "ticketLifetimeSec": 600])
             _ = try player.client.call("playback.stop")
             try player.start("f2", 1)
             let play = try player.client.waitForEvent("playback.play").data
@@ -157,20 +157,19 @@ import Glibc
         }
     }
 
-    @Test func aPrefetchedTicketStartsBeforeTheReplyAndTheRequestIsStillCounted() throws {
-        let player = try Player()
+    @Test func aPrefetchedTicketStartsBeforeTheReplyAndTheRequestIsStillCounted() async throws {
+        let player = try await Player()
         try player.start("f1", 1)
         _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 2 }
-        try player.backend.fault(["playDelayMs": 2000])
+        try await player.backend.fault(["playDelayMs": 2000])
         let startedAt = Date()
         let reply = try player.start("f1", 2)
         #expect(reply["state"] == "playing")
         #expect(Date().timeIntervalSince(startedAt) < 1.5)
         let play = try player.client.waitForEvent("playback.play").data
         #expect(play["episodeNo"] == 2 && play["vid"] == "f1-e2" && play["startAt"] == 0)
-        let deadline = Date().addingTimeInterval(5)
-        while try player.requests("f1", 2) < 1, Date() < deadline { usleep(50_000) }
-        #expect(try player.requests("f1", 2) == 1)
+        _ = try await eventually(timeoutMs: 5000, everyMs: 50) { try await player.requests("f1", 2) >= 1 }
+        #expect(try await player.requests("f1", 2) == 1)
         // The delayed reply neither plays the episode again nor changes the screen; it prefetches 3 and 4.
         let preload = try player.client.waitForEvent("playback.preload", timeoutMs: 5000) { $0["episodeNo"] == 4 }
         #expect(preload.data["vid"] == "f1-e4")
@@ -180,55 +179,55 @@ import Glibc
 
     // MARK: Refresh
 
-    @Test func anExpiredTicketIsRefreshedOnceThenTheRetryMessage() throws {
-        let player = try Player()
+    @Test func anExpiredTicketIsRefreshedOnceThenTheRetryMessage() async throws {
+        let player = try await Player()
         try player.start("f1", 1)
         let first = try player.client.waitForEvent("playback.play").data
-        try player.playbackAdmin(["expireTickets": true])
+        try await player.playbackAdmin(["expireTickets": true])
         let reply = try player.client.call("playback.error", ["position": 42.5, "message": "ticket expired"])
         #expect(reply["refreshing"] == true)
         let resumed = try player.client.waitForEvent("playback.play").data
         #expect(resumed["episodeNo"] == 1 && resumed["startAt"] == 42.5)
         #expect(resumed["playAuthToken"] != first["playAuthToken"])
-        #expect(try player.requests("f1", 1) == 2)
+        #expect(try await player.requests("f1", 1) == 2)
         // A second error before the next start: the retry message and no third request.
         let second = try player.client.call("playback.error", ["position": 50])
         #expect(second["refreshing"] == false)
         let message = try player.client.waitForEvent("playback.state") { $0["state"] == "message" }.data
         #expect(message["text"] == "Couldn't load this episode" && message["canRetry"] == true)
         try player.client.expectNoEvent("playback.play", withinMs: 1000)
-        #expect(try player.requests("f1", 1) == 2)
+        #expect(try await player.requests("f1", 1) == 2)
     }
 
-    @Test func foregroundRefreshesATicketWithThirtySecondsLeftButNotTenMinutes() throws {
-        let player = try Player()
-        try player.playbackAdmin(["ticketLifetimeSec": 30])
+    @Test func foregroundRefreshesATicketWithThirtySecondsLeftButNotTenMinutes() async throws {
+        let player = try await Player()
+        try await player.playbackAdmin(["ticketLifetimeSec": 30])
         try player.start("f2", 1)
         _ = try player.client.waitForEvent("playback.play")
         #expect(try player.client.call("playback.foreground", ["position": 12])["refreshing"] == true)
         let resumed = try player.client.waitForEvent("playback.play").data
         #expect(resumed["startAt"] == 12)
-        #expect(try player.requests("f2", 1) == 2)
+        #expect(try await player.requests("f2", 1) == 2)
 
-        try player.playbackAdmin(["ticketLifetimeSec": 600])
+        try await player.playbackAdmin(["ticketLifetimeSec": 600])
         try player.start("f1", 1)
         _ = try player.client.waitForEvent("playback.play") { $0["filmId"] == "f1" }
         let untouched = try player.client.call("playback.foreground", ["position": 12])
         #expect(untouched["refreshing"] == false && untouched["state"] == "playing")
         try player.client.expectNoEvent("playback.play", withinMs: 500)
-        #expect(try player.requests("f1", 1) == 1)
+        #expect(try await player.requests("f1", 1) == 1)
     }
 
     // MARK: Prefetched tickets belong to one viewer and device
 
-    @Test func aNewLoginOrNewDeviceValuesDropThePrefetchedTickets() throws {
-        let player = try Player()
+    @Test func aNewLoginOrNewDeviceValuesDropThePrefetchedTickets() async throws {
+        let player = try await Player()
         try player.start("f1", 1)
         _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 3 }
         try LiveFixture.login(player.client, .bob)
         #expect(try player.start("f1", 2)["state"] == "loading")
         #expect(try player.settledState()["state"] == "playing")
-        #expect(try player.backend.records("play-requests", "episodeNo=2").last?["userId"] == "bob")
+        #expect(try await player.backend.records("play-requests", "episodeNo=2").last?["userId"] == "bob")
         _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 4 }
         #expect(try player.start("f1", 3, device: ["unionInfo": "union-2", "drmKek": "kek-2"])["state"] == "loading")
         _ = try player.settledState()
@@ -239,8 +238,8 @@ import Glibc
         #expect(try player.startError("f1", 5).name == "interactive.NotLoggedIn")
     }
 
-    @Test func stopForgetsTheEpisode() throws {
-        let player = try Player()
+    @Test func stopForgetsTheEpisode() async throws {
+        let player = try await Player()
         try player.start("f1", 1)
         _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 3 }
         #expect(try player.client.call("playback.stop")["stopped"] == true)
@@ -255,8 +254,8 @@ import Glibc
 
     // MARK: Configuration
 
-    @Test func playbackUrlOverridesApiUrl() throws {
-        let player = try Player { backend in
+    @Test func playbackUrlOverridesApiUrl() async throws {
+        let player = try await Player { backend in
             ["--api-url", "http://127.0.0.1:9", "--socket-url", backend.baseURL, "--tenant", "onlivev2", "--os", "linuxstb"]
         }
         try player.start("f1", 1)
@@ -267,9 +266,9 @@ import Glibc
         #expect(try player.settledState()["state"] == "playing")
     }
 
-    @Test func aShortTimeoutIsTakingLonger() throws {
-        let player = try Player(config: ["playbackTimeoutMs": 1000])
-        try player.backend.fault(["playDelayMs": 5000])
+    @Test func aShortTimeoutIsTakingLonger() async throws {
+        let player = try await Player(config: ["playbackTimeoutMs": 1000])
+        try await player.backend.fault(["playDelayMs": 5000])
         let startedAt = Date()
         try player.start("f1", 1)
         let screen = try player.settledState(timeoutMs: 5000)
@@ -278,9 +277,9 @@ import Glibc
     }
 
     /// The default timeout, for real: a backend 20 s late gives the message at 15 s.
-    @Test func aTwentySecondDelayIsTakingLongerAtFifteenSeconds() throws {
-        let player = try Player()
-        try player.backend.fault(["playDelayMs": 20_000])
+    @Test func aTwentySecondDelayIsTakingLongerAtFifteenSeconds() async throws {
+        let player = try await Player()
+        try await player.backend.fault(["playDelayMs": 20_000])
         let startedAt = Date()
         try player.start("f1", 1)
         let screen = try player.settledState(timeoutMs: 19_000)
@@ -291,8 +290,8 @@ import Glibc
 
     // MARK: Secrets
 
-    @Test func noTicketOrTokenInTheLogOrAnObserversEvents() throws {
-        let player = try Player()
+    @Test func noTicketOrTokenInTheLogOrAnObserversEvents() async throws {
+        let player = try await Player()
         let asNobody = ["/usr/bin/setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
         let observer = try FollowingObserver(prefix: asNobody + [BuiltProducts.ctl, "--socket", player.daemon.socketPath])
         try player.start("f1", 1)
@@ -306,9 +305,9 @@ import Glibc
             if let token = event.data["playAuthToken"]?.stringValue { tokens.append(token) }
         }
         #expect(tokens.count == 4)  // two plays, two preloads
-        #expect(observer.waitFor("\"startAt\":7"))
-        let live = observer.stop()
-        let replayed = try player.daemon.ctl(["--json", "events", "--type", "playback."], prefix: asNobody)
+        #expect(try await observer.waitFor("\"startAt\":7"))
+        let live = try await observer.stop()
+        let replayed = try await player.daemon.ctl(["--json", "events", "--type", "playback."], prefix: asNobody)
         #expect(replayed.status == 0, "\(replayed.stderr)")
         for output in [live, replayed.stdout] {
             #expect(output.contains("\"playAuthToken\":null"))
@@ -319,7 +318,7 @@ import Glibc
         #expect(log.contains("Requesting play tickets"))
         for secret in tokens + ["token-alice"] { #expect(!log.contains(secret)) }
         // A person's view of the events does not show the ticket either.
-        let human = try player.daemon.ctl(["events", "--type", "playback."])
+        let human = try await player.daemon.ctl(["events", "--type", "playback."])
         #expect(human.stdout.contains("play vid=f1-e1"))
         for token in tokens { #expect(!human.stdout.contains(token)) }
     }
@@ -342,23 +341,21 @@ final class FollowingObserver: @unchecked Sendable {
     }
 
     /// Waits (up to 3 s) until the output contains `text`.
-    func waitFor(_ text: String) -> Bool {
-        let deadline = Date().addingTimeInterval(3)
-        while !output.text.contains(text) {
-            guard Date() < deadline else { return false }
-            usleep(20_000)
-        }
-        return true
+    func waitFor(_ text: String) async throws -> Bool {
+        try await eventually(timeoutMs: 3000) { output.text.contains(text) }
     }
 
     /// Stops it (SIGKILL: a child started from a test thread may have SIGTERM blocked); what it printed.
-    func stop() -> String {
+    func stop() async throws -> String {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            guard try await process.exited(withinMs: 10_000) else { throw TestFailure("the observer outlived SIGKILL") }
         }
         return output.text
     }
 
-    deinit { _ = stop() }
+    deinit {
+        // No wait (a deinit cannot suspend): Foundation reaps the child.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
 }

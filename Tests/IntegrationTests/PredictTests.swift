@@ -13,8 +13,8 @@ import Testing
     }
 
     private func liveRoom(_ backend: ReferenceBackend, tenant: String = "onlivev2", directory: TemporaryDirectory? = nil,
-                          login: Bool = true) throws -> Room {
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags(tenant: tenant), directory: directory)
+                          login: Bool = true) async throws -> Room {
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags(tenant: tenant), directory: directory)
         let player = try daemon.client()
         if login { _ = try player.call("session.login", ["token": "token-alice", "userId": "alice"]) }
         try player.subscribe(["predict.", "overlay.", "answer."])
@@ -29,10 +29,10 @@ import Testing
                 "position": ["alignment": 4, "width": 60, "height": 60], "duration": 0, "targets": ["all"]]
     }
 
-    @Test func predictOverlayShowsAButtonThatFadesAfterFiveSeconds() throws {
-        let backend = try ReferenceBackend()
-        let room = try liveRoom(backend)
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p1"), trackingId: "tp1")
+    @Test func predictOverlayShowsAButtonThatFadesAfterFiveSeconds() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await liveRoom(backend)
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p1"), trackingId: "tp1")
         let button = try room.player.waitForEvent("predict.button")
         #expect(button.data["timelineId"] == "p1")
         #expect(button.data["kind"] == "predict")
@@ -44,14 +44,14 @@ import Testing
         #expect(faded.data["opacity"] == 0.5)
         #expect(Date().timeIntervalSince(shownAt) > 4)
         // Received on arrival; nothing rendered before the dialog opens.
-        let acks = try backend.waitForRecords("acks", "trackingId=tp1") { !$0.isEmpty }
+        let acks = try await backend.waitForRecords("acks", "trackingId=tp1") { !$0.isEmpty }
         #expect(acks.map { $0["stage"] } == ["received"])
     }
 
-    @Test func buttonDataSwapsImagesAndVisibility() throws {
-        let backend = try ReferenceBackend()
-        let room = try liveRoom(backend)
-        try backend.emit(room: "m1", event: "action-button-predict", [
+    @Test func buttonDataSwapsImagesAndVisibility() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await liveRoom(backend)
+        try await backend.emit(room: "m1", event: "action-button-predict", [
             "timelineId": "p2", "typeTimeline": 3, "imageIdle": "https://cdn/idle.gif", "imagePower": "https://cdn/power.gif",
             "visible": true,
         ])
@@ -59,30 +59,30 @@ import Testing
         #expect(idle.data["image"] == "idle")
         #expect(idle.data["imageIdle"] == "https://cdn/idle.gif")
         #expect(idle.data["imagePower"] == "https://cdn/power.gif")
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p2"))
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p2"))
         #expect(try room.player.waitForEvent("predict.button").data["image"] == "power")
-        try backend.emit(room: "m1", event: "action-button-predict", ["timelineId": "p2", "typeTimeline": 3, "visible": false])
+        try await backend.emit(room: "m1", event: "action-button-predict", ["timelineId": "p2", "typeTimeline": 3, "visible": false])
         let hidden = try room.player.waitForEvent("predict.button") { $0["visible"] == false }
         #expect(hidden.data["imageIdle"] == "https://cdn/idle.gif")
     }
 
     @Test(arguments: ["vtvlive", "onlivetv", "VTVprime"])
-    func tenantsWithoutButtonsGetNone(tenant: String) throws {
-        let backend = try ReferenceBackend()
-        let room = try liveRoom(backend, tenant: tenant)
-        try backend.emit(room: "m1", event: "action-button-predict", ["timelineId": "p3", "typeTimeline": 3, "visible": true])
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p3"))
+    func tenantsWithoutButtonsGetNone(tenant: String) async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await liveRoom(backend, tenant: tenant)
+        try await backend.emit(room: "m1", event: "action-button-predict", ["timelineId": "p3", "typeTimeline": 3, "visible": true])
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p3"))
         // Events are ordered: a minigame shown after them proves no button event was sent.
-        try backend.emitOverlay(room: "m1", backend.quiz("after"))
+        try await backend.emitOverlay(room: "m1", backend.quiz("after"))
         let next = try room.player.waitForEvent("overlay.show")
         #expect(next.data["timelineId"] == "after")
         #expect(try room.player.call("daemon.status")["predict"]?.arrayValue?.isEmpty == false)
     }
 
-    @Test func predictOpenShowsTheDialogAndStartsRenderTracking() throws {
-        let backend = try ReferenceBackend()
-        let room = try liveRoom(backend)
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p4"), trackingId: "tp4")
+    @Test func predictOpenShowsTheDialogAndStartsRenderTracking() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await liveRoom(backend)
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p4"), trackingId: "tp4")
         try room.player.waitForEvent("predict.button")
         let opened = try room.player.call("predict.open", ["timelineId": "p4"])
         let show = try room.player.waitForEvent("overlay.show")
@@ -92,7 +92,7 @@ import Testing
         let overlayId = try #require(opened["overlayId"])
         _ = try room.player.call("overlay.attached", ["overlayId": overlayId])
         _ = try room.player.call("overlay.rendered", ["overlayId": overlayId, "status": "loaded"])
-        let acks = try backend.waitForRecords("acks", "trackingId=tp4") { $0.count == 2 }
+        let acks = try await backend.waitForRecords("acks", "trackingId=tp4") { $0.count == 2 }
         #expect(acks.map { $0["stage"] } == ["received", "rendered"])
         #expect(acks[1]["payload"]?["clientContext"]?["status"] == "success")
         #expect(acks[1]["payload"]?["clientContext"]?["overlayType"] == "predict")
@@ -104,22 +104,22 @@ import Testing
         #expect(throws: IPCClientError.self) { try room.player.call("predict.open", ["timelineId": "unknown"]) }
     }
 
-    @Test func predictResultIsPostedCachedAndPostedAgainAfterARestart() throws {
-        let backend = try ReferenceBackend()
+    @Test func predictResultIsPostedCachedAndPostedAgainAfterARestart() async throws {
+        let backend = try await ReferenceBackend()
         let directory = try TemporaryDirectory()
         do {
-            let room = try liveRoom(backend, directory: directory)
-            try backend.emitOverlay(room: "m1", predictOverlay(backend, "p5"))
+            let room = try await liveRoom(backend, directory: directory)
+            try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p5"))
             try room.player.waitForEvent("predict.button")
             let overlayId = try #require(try room.player.call("predict.open", ["timelineId": "p5"])["overlayId"])
-            try backend.emit(room: "m1", event: "predict-result", ["timelineId": "p5", "answer1": 12, "answer2": 30])
+            try await backend.emit(room: "m1", event: "predict-result", ["timelineId": "p5", "answer1": 12, "answer2": 30])
             let post = try room.player.waitForEvent("overlay.post")
             #expect(post.data["overlayId"] == overlayId)
             #expect(post.data["message"] == ["key": "UPDATE_COUTER", "data": ["answer1": 12, "answer2": 30]])
-            #expect(try room.daemon.stop() == 0)
+            #expect(try await room.daemon.stop() == 0)
         }
-        let again = try liveRoom(backend, directory: directory)
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p5"))
+        let again = try await liveRoom(backend, directory: directory)
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p5"))
         try again.player.waitForEvent("predict.button")
         let reopened = try #require(try again.player.call("predict.open", ["timelineId": "p5"])["overlayId"])
         let cached = try again.player.waitForEvent("overlay.post")
@@ -127,11 +127,11 @@ import Testing
         #expect(cached.data["message"]?["data"] == ["answer1": 12, "answer2": 30])
     }
 
-    @Test func luckyPlayGoesThroughTheAnswerFlowAndPostsTheNumber() throws {
-        let backend = try ReferenceBackend()
-        try backend.fault(["luckyNumber": 42])
-        let room = try liveRoom(backend)
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "l1", type: 5), trackingId: "tl1")
+    @Test func luckyPlayGoesThroughTheAnswerFlowAndPostsTheNumber() async throws {
+        let backend = try await ReferenceBackend()
+        try await backend.fault(["luckyNumber": 42])
+        let room = try await liveRoom(backend)
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "l1", type: 5), trackingId: "tl1")
         #expect(try room.player.waitForEvent("predict.button").data["kind"] == "lucky")
         let overlayId = try #require(try room.player.call("predict.open", ["timelineId": "l1"])["overlayId"])
         #expect(try room.player.waitForEvent("overlay.show").data["kind"] == "lucky")
@@ -141,24 +141,24 @@ import Testing
         #expect(result.data["status"] == "success")
         let post = try room.player.waitForEvent("overlay.post")
         #expect(post.data["message"] == ["key": "UPDATE_NUMBER_LUCKY", "data": ["number": 42]])
-        #expect(try backend.records("actions").last?["body"]?["timelineId"] == "l1")
-        let stages = try backend.waitForRecords("acks", "trackingId=tl1") { $0.count >= 3 }.map { $0["stage"] }
+        #expect(try await backend.records("actions").last?["body"]?["timelineId"] == "l1")
+        let stages = try await backend.waitForRecords("acks", "trackingId=tl1") { $0.count >= 3 }.map { $0["stage"] }
         #expect(stages.contains("answer") && stages.contains("answer-succeeded"))
     }
 
-    @Test func leavingHidesButtons() throws {
-        let backend = try ReferenceBackend()
-        let room = try liveRoom(backend)
-        try backend.emitOverlay(room: "m1", predictOverlay(backend, "p6"), trackingId: "tp6")
+    @Test func leavingHidesButtons() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await liveRoom(backend)
+        try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p6"), trackingId: "tp6")
         try room.player.waitForEvent("predict.button")
         _ = try room.player.call("room.leave")
         #expect(try room.player.waitForEvent("predict.button") { $0["visible"] == false }.data["timelineId"] == "p6")
-        let acks = try backend.waitForRecords("acks", "trackingId=tp6") { $0.count == 2 }
+        let acks = try await backend.waitForRecords("acks", "trackingId=tp6") { $0.count == 2 }
         #expect(acks[1]["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "remove_all_view")
     }
 
-    @Test func leaderboardURLPerEnvironmentAndTenant() throws {
-        let daemon = try DaemonProcess(config: ["environment": "prod", "tenant": "onlivev2"])
+    @Test func leaderboardURLPerEnvironmentAndTenant() async throws {
+        let daemon = try await DaemonProcess(config: ["environment": "prod", "tenant": "onlivev2"])
         let client = try daemon.client()
         do {
             _ = try client.call("leaderboard.url", ["mediaId": "m1"])
@@ -173,12 +173,12 @@ import Testing
         _ = try client.call("config.set", ["environment": "stg", "tenant": "vtvlive", "leaderboardUrl": "https://stg-board.example.test/"])
         #expect(try client.call("leaderboard.url", ["mediaId": "m1"])["url"]
             == "https://stg-board.example.test/?mediaId=m1&tenant=vtvlive")
-        let cli = try daemon.ctl(["leaderboard", "m1"])
+        let cli = try await daemon.ctl(["leaderboard", "m1"])
         #expect(cli.status == 0)
         #expect(cli.stdout == "https://stg-board.example.test/?mediaId=m1&tenant=vtvlive\n")
         // An observer may ask for it too.
         let asNobody = ["/usr/bin/setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
-        let observer = try daemon.ctl(["leaderboard", "m1"], prefix: asNobody)
+        let observer = try await daemon.ctl(["leaderboard", "m1"], prefix: asNobody)
         #expect(observer.status == 0)
         #expect(observer.stdout == cli.stdout)
     }

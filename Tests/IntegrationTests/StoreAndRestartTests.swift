@@ -8,13 +8,13 @@ import Glibc
 
 /// Restarts of either side and the store in the state directory.
 @Suite struct StoreAndRestartTests {
-    @Test func aRestartedBackendIsRejoinedOnceAndGetsThePendingAck() throws {
-        let live = try LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]])
-        let overlayId = try live.show(live.backend.quiz("tl-restart"), trackingId: "trk-restart").overlayId
-        #expect(try live.waitForAck("trk-restart", "received")["acked"] == true)
-        try live.waitForAcksDelivered()
+    @Test func aRestartedBackendIsRejoinedOnceAndGetsThePendingAck() async throws {
+        let live = try await LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]])
+        let overlayId = try await live.show(live.backend.quiz("tl-restart"), trackingId: "trk-restart").overlayId
+        #expect(try await live.waitForAck("trk-restart", "received")["acked"] == true)
+        try await live.waitForAcksDelivered()
 
-        try live.restartBackend {
+        try await live.restartBackend {
             try live.player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
             // Reported while the backend is away: the ack waits in the store.
             _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
@@ -22,92 +22,92 @@ import Glibc
             #expect(try live.status()["tracking"]?["pendingAcks"] == 1)
         }
         try live.player.waitForEvent("room.state", timeoutMs: 15_000) { $0["state"] == "joined" }
-        #expect(try live.waitForAck("trk-restart", "rendered")["status"] == "success")
-        try live.waitForAcksDelivered()
-        #expect(try live.backend.ackStages("trk-restart") == ["rendered"])
-        let joins = try live.backend.records("room-events", "type=join-room")
+        #expect(try await live.waitForAck("trk-restart", "rendered")["status"] == "success")
+        try await live.waitForAcksDelivered()
+        #expect(try await live.backend.ackStages("trk-restart") == ["rendered"])
+        let joins = try await live.backend.records("room-events", "type=join-room")
         #expect(joins.count == 1)
         #expect(joins.first?["payload"]?["mediaId"] == "m1")
-        #expect(try live.backend.records("handshakes", "accepted=true").count == 1)
+        #expect(try await live.backend.records("handshakes", "accepted=true").count == 1)
         // The overlay stayed on screen through the outage.
         #expect(try live.status()["overlays"]?.arrayValue?.first?["overlayId"] == .string(overlayId))
     }
 
-    @Test func sessionsOpenWhenTheDaemonWasKilledAreCancelledAtTheNextStart() throws {
-        let backend = try ReferenceBackend()
+    @Test func sessionsOpenWhenTheDaemonWasKilledAreCancelledAtTheNextStart() async throws {
+        let backend = try await ReferenceBackend()
         let directory = try TemporaryDirectory()
         let deviceId: JSONValue?
         do {
-            let first = try LiveFixture(directory: directory, backend: backend)
-            try first.show(backend.quiz("tl-killed"), trackingId: "trk-killed")
-            deviceId = try first.waitForAck("trk-killed", "received")["deviceId"]
-            try first.waitForAcksDelivered()
+            let first = try await LiveFixture(directory: directory, backend: backend)
+            try await first.show(backend.quiz("tl-killed"), trackingId: "trk-killed")
+            deviceId = try await first.waitForAck("trk-killed", "received")["deviceId"]
+            try await first.waitForAcksDelivered()
             first.daemon.signal(SIGKILL)
-            _ = try first.daemon.waitForExit()
+            _ = try await first.daemon.waitForExit()
         }
-        #expect(try backend.records("acks", "trackingId=trk-killed&stage=rendered").isEmpty)
+        #expect(try await backend.records("acks", "trackingId=trk-killed&stage=rendered").isEmpty)
 
-        let second = try LiveFixture(directory: directory, backend: backend)
-        let rendered = try second.waitForAck("trk-killed", "rendered")
+        let second = try await LiveFixture(directory: directory, backend: backend)
+        let rendered = try await second.waitForAck("trk-killed", "rendered")
         #expect(rendered["status"] == "cancelled")
         #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "daemon_restart")
         #expect(rendered["deviceId"] == deviceId)
-        try second.waitForAcksDelivered()
-        #expect(try backend.ackStages("trk-killed") == ["received", "rendered"])
+        try await second.waitForAcksDelivered()
+        #expect(try await backend.ackStages("trk-killed") == ["received", "rendered"])
     }
 
-    @Test func anAckStoredWhileTheBackendWasDownSurvivesAKill() throws {
+    @Test func anAckStoredWhileTheBackendWasDownSurvivesAKill() async throws {
         let directory = try TemporaryDirectory()
         var port = 0
         do {
-            let first = try LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]], directory: directory)
+            let first = try await LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]], directory: directory)
             port = first.backend.port
-            let overlayId = try first.show(first.backend.quiz("tl-stored"), trackingId: "trk-stored").overlayId
-            try first.waitForAck("trk-stored", "received")
-            try first.waitForAcksDelivered()
-            first.backend.stop()
+            let overlayId = try await first.show(first.backend.quiz("tl-stored"), trackingId: "trk-stored").overlayId
+            try await first.waitForAck("trk-stored", "received")
+            try await first.waitForAcksDelivered()
+            try await first.backend.stop()
             try first.player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
             _ = try first.player.call("overlay.attached", ["overlayId": .string(overlayId)])
             _ = try first.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
             #expect(try first.status()["tracking"]?["pendingAcks"] == 1)
             first.daemon.signal(SIGKILL)
-            _ = try first.daemon.waitForExit()
+            _ = try await first.daemon.waitForExit()
         }
-        let backend = try ReferenceBackend.onPort(port)
-        let second = try LiveFixture(directory: directory, backend: backend)
-        #expect(try second.waitForAck("trk-stored", "rendered")["status"] == "success")
-        try second.waitForAcksDelivered()
-        #expect(try backend.ackStages("trk-stored") == ["rendered"])
+        let backend = try await ReferenceBackend.onPort(port)
+        let second = try await LiveFixture(directory: directory, backend: backend)
+        #expect(try await second.waitForAck("trk-stored", "rendered")["status"] == "success")
+        try await second.waitForAcksDelivered()
+        #expect(try await backend.ackStages("trk-stored") == ["rendered"])
     }
 
-    @Test func anAnsweredTimelineStaysAnsweredAfterARestart() throws {
-        let backend = try ReferenceBackend()
+    @Test func anAnsweredTimelineStaysAnsweredAfterARestart() async throws {
+        let backend = try await ReferenceBackend()
         let directory = try TemporaryDirectory()
         do {
-            let first = try LiveFixture(viewer: .alice, directory: directory, backend: backend)
-            let overlayId = try first.show(backend.quiz("tl-kept")).overlayId
+            let first = try await LiveFixture(viewer: .alice, directory: directory, backend: backend)
+            let overlayId = try await first.show(backend.quiz("tl-kept")).overlayId
             #expect(try first.answer(overlayId)["status"] == "success")
-            #expect(try first.daemon.stop() == 0)
+            #expect(try await first.daemon.stop() == 0)
         }
         // Only the daemon's store knows it now.
-        try backend.admin("POST", "/_admin/answered", ["userId": "alice", "mediaId": "m1", "timelineIds": [], "replace": true])
+        try await backend.admin("POST", "/_admin/answered", ["userId": "alice", "mediaId": "m1", "timelineIds": [], "replace": true])
 
-        let second = try LiveFixture(viewer: .alice, directory: directory, backend: backend)
-        try backend.emitOverlay(room: "m1", backend.quiz("tl-kept"), trackingId: "trk-kept")
-        try backend.emitOverlay(room: "m1", backend.quiz("tl-fresh"), trackingId: "trk-fresh")
+        let second = try await LiveFixture(viewer: .alice, directory: directory, backend: backend)
+        try await backend.emitOverlay(room: "m1", backend.quiz("tl-kept"), trackingId: "trk-kept")
+        try await backend.emitOverlay(room: "m1", backend.quiz("tl-fresh"), trackingId: "trk-fresh")
         #expect(try second.shownTimelines(until: "tl-fresh") == ["tl-fresh"])
-        let cancelled = try second.waitForAck("trk-kept", "rendered")
+        let cancelled = try await second.waitForAck("trk-kept", "rendered")
         #expect(cancelled["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "already_interacted")
     }
 
-    @Test func aCorruptStoreIsMovedAsideAndAFreshOneStarted() throws {
+    @Test func aCorruptStoreIsMovedAsideAndAFreshOneStarted() async throws {
         let directory = try TemporaryDirectory()
         let state = directory.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try garbage.write(to: URL(fileURLWithPath: state + "/interactived.sqlite"))
 
-        let daemon = try DaemonProcess(directory: directory)
+        let daemon = try await DaemonProcess(directory: directory)
         let client = try daemon.client()
         let movedTo = try #require(try client.call("daemon.status")["daemon"]?["store"]?["corruptMovedTo"]?.stringValue)
         #expect(movedTo.hasPrefix(state + "/interactived.sqlite.corrupt-"))

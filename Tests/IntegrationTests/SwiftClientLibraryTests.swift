@@ -7,7 +7,7 @@ import Testing
 /// The Swift client library (`InteractiveClient`) against the real daemon.
 @Suite struct SwiftClientLibraryTests {
     @Test func callsReturnResultsAndDaemonErrorsCarryCodeAndName() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try await DaemonProcess()
         try await withDeadline {
             let client = try await InteractiveClient.connect(path: daemon.socketPath)
             let hello = try await client.hello(client: "swift-test")
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func concurrentCallsGetTheirOwnReplies() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try await DaemonProcess()
         try await withDeadline {
             let client = try await InteractiveClient.connect(path: daemon.socketPath)
             let names = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func theStreamEndsWhenTheClientClosesOrItsTaskIsCancelled() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try await DaemonProcess()
         try await withDeadline {
             let client = try await InteractiveClient.connect(path: daemon.socketPath)
             let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func theStreamStartsWithTheSnapshotAndSkipsSeqsOfFilteredTypes() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try await DaemonProcess()
         try await withDeadline {
             let client = try await InteractiveClient.connect(path: daemon.socketPath)
             let other = try await InteractiveClient.connect(path: daemon.socketPath)
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func aDroppedConnectionIsResubscribedFromTheLastSeqSeen() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try await DaemonProcess()
         try await withDeadline {
             let client = try await InteractiveClient.connect(path: daemon.socketPath)
             let other = try await InteractiveClient.connect(path: daemon.socketPath)
@@ -117,7 +117,7 @@ import Testing
 
     @Test func aDaemonRestartIsSurfacedAndTheStreamResubscribesWithSince() async throws {
         let directory = try TemporaryDirectory()
-        let first = try DaemonProcess(directory: directory)
+        let first = try await DaemonProcess(directory: directory)
         let socket = first.socketPath
         try await withDeadline(seconds: 40) {
             let client = try await InteractiveClient.connect(path: socket)
@@ -126,9 +126,9 @@ import Testing
             _ = try await client.call("config.set", ["deviceClass": "before"])
             _ = try await nextEvent(&events)
 
-            #expect(try first.stop() == 0)
+            #expect(try await first.stop() == 0)
             await #expect(throws: IPCClientError.self) { try await client.status() }
-            let second = try DaemonProcess(directory: directory)
+            let second = try await DaemonProcess(directory: directory)
             guard case .restarted(let previous, let bootId) = try await next(&events) else { throw TestFailure("no restart") }
             #expect(previous == before.bootId)
             #expect(bootId != before.bootId)
@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test func aConsumerThatFallsBehindGetsLaggedWhereTheEventsWereLost() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try await DaemonProcess()
         try await withDeadline {
             let client = try await InteractiveClient.connect(
                 path: daemon.socketPath, options: .init(eventBufferCapacity: 2))
@@ -168,15 +168,15 @@ import Testing
     }
 
     @Test func aQuizIsAnsweredFromOverlayShowToAnswerResult() async throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         try await withDeadline(seconds: 40) {
             let client = try await InteractiveClient.connect(path: daemon.socketPath)
             _ = try await client.login(token: "token-alice", userId: "alice", displayName: "Alice")
             #expect(try await client.join(mediaId: "m1").state == "joined")
             var events = client.events(types: ["overlay.", "answer."]).makeAsyncIterator()
             _ = try await next(&events)
-            try backend.emitOverlay(room: "m1", backend.quiz("tl-swift"))
+            try await backend.emitOverlay(room: "m1", backend.quiz("tl-swift"))
 
             let show = try #require(OverlayShow(data: try await nextEvent(&events, type: EventType.overlayShow).data))
             #expect(show.placement.frame(in: .init(x: 0, y: 0, width: 1000, height: 1000)) == .init(x: 300, y: 350, width: 400, height: 300))
@@ -190,7 +190,7 @@ import Testing
             #expect(bridged.action == "answer")
             let result = try await nextEvent(&events, type: EventType.answerResult)
             #expect(result.data["status"] == "success")
-            let action = try #require(try backend.waitForRecords("actions") { !$0.isEmpty }.first)
+            let action = try await #require(try backend.waitForRecords("actions") { !$0.isEmpty }.first)
             #expect(action["body"]?["answer"] == ["answer": ["choice": "A"]])
         }
     }

@@ -8,13 +8,13 @@ import Glibc
 
 /// sd_notify, signals, socket activation, journald and configuration handling of the real binary.
 @Suite struct SystemdTests {
-    @Test func notifiesReadyStatusReloadingAndStopping() throws {
-        let daemon = try DaemonProcess()
-        let ready = try daemon.notify.waitFor("READY=1")
+    @Test func notifiesReadyStatusReloadingAndStopping() async throws {
+        let daemon = try await DaemonProcess()
+        let ready = try await daemon.notify.waitFor("READY=1")
         #expect(ready.contains("STATUS=No room"))
         let mark = daemon.notify.messages.count
         daemon.signal(SIGHUP)
-        let reloading = try daemon.notify.waitFor("RELOADING=1", since: mark)
+        let reloading = try await daemon.notify.waitFor("RELOADING=1", since: mark)
         // MONOTONIC_USEC: CLOCK_MONOTONIC in µs, which the service manager compares with its own.
         let usec = reloading.split(separator: "\n").first { $0.hasPrefix("MONOTONIC_USEC=") }.flatMap { UInt64($0.dropFirst(15)) }
         var now = timespec()
@@ -22,28 +22,28 @@ import Glibc
         let nowUsec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec / 1000)
         #expect(usec.map { $0 <= nowUsec && nowUsec - $0 < 10_000_000 } == true, "MONOTONIC_USEC in \(reloading)")
         // Back to the state line once the file is applied.
-        #expect(try daemon.notify.waitFor("READY=1", since: mark).contains("STATUS=No room"))
-        #expect(try daemon.stop() == 0)
-        try daemon.notify.waitFor("STOPPING=1")
+        #expect(try await daemon.notify.waitFor("READY=1", since: mark).contains("STATUS=No room"))
+        #expect(try await daemon.stop() == 0)
+        try await daemon.notify.waitFor("STOPPING=1")
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
     }
 
-    @Test func watchdogPingsAtHalfTheInterval() throws {
-        let daemon = try DaemonProcess(environment: ["WATCHDOG_USEC": "400000"])
-        try daemon.notify.waitFor("WATCHDOG=1", timeoutMs: 3000)
+    @Test func watchdogPingsAtHalfTheInterval() async throws {
+        let daemon = try await DaemonProcess(environment: ["WATCHDOG_USEC": "400000"])
+        try await daemon.notify.waitFor("WATCHDOG=1", timeoutMs: 3000)
     }
 
-    @Test func invalidConfigurationAtStartExits78NamingTheKey() throws {
-        let daemon = try DaemonProcess(config: ["tenant": "t", "httpTimeoutMs": "soon"], waitReady: false)
-        #expect(try daemon.waitForExit() == 78)
-        #expect(daemon.waitForLog("httpTimeoutMs"))
-        let unknown = try DaemonProcess(config: ["tenent": "t"], waitReady: false)
-        #expect(try unknown.waitForExit() == 78)
-        #expect(unknown.waitForLog("tenent"))
+    @Test func invalidConfigurationAtStartExits78NamingTheKey() async throws {
+        let daemon = try await DaemonProcess(config: ["tenant": "t", "httpTimeoutMs": "soon"], waitReady: false)
+        #expect(try await daemon.waitForExit() == 78)
+        #expect(try await daemon.waitForLog("httpTimeoutMs"))
+        let unknown = try await DaemonProcess(config: ["tenent": "t"], waitReady: false)
+        #expect(try await unknown.waitForExit() == 78)
+        #expect(try await unknown.waitForLog("tenent"))
     }
 
-    @Test func sighupReloadsTheFileAndKeepsTheOldOneWhenInvalid() throws {
-        let daemon = try DaemonProcess(config: ["tenant": "first"])
+    @Test func sighupReloadsTheFileAndKeepsTheOldOneWhenInvalid() async throws {
+        let daemon = try await DaemonProcess(config: ["tenant": "first"])
         let client = try daemon.client()
         _ = try client.call("events.subscribe", ["types": ["config."]])
         let configURL = URL(fileURLWithPath: daemon.directory.path + "/config.json")
@@ -54,18 +54,18 @@ import Glibc
         #expect(changed.data["tenant"] == "second")
         try Data(#"{"tenant": 5}"#.utf8).write(to: configURL)
         daemon.signal(SIGHUP)
-        try daemon.notify.waitFor("configuration file rejected: invalid value for 'tenant'")
+        try await daemon.notify.waitFor("configuration file rejected: invalid value for 'tenant'")
         #expect(try client.call("config.get")["tenant"] == "second")
     }
 
-    @Test func runtimeConfigurationPersistsAndFlagsWin() throws {
+    @Test func runtimeConfigurationPersistsAndFlagsWin() async throws {
         let directory = try TemporaryDirectory()
         do {
-            let daemon = try DaemonProcess(directory: directory)
+            let daemon = try await DaemonProcess(directory: directory)
             _ = try daemon.client().call("config.set", ["tenant": "kept", "os": "linuxstb", "reconnect": ["capMs": 9000]])
-            #expect(try daemon.stop() == 0)
+            #expect(try await daemon.stop() == 0)
         }
-        let again = try DaemonProcess(arguments: ["--os", "fromflag"], directory: directory)
+        let again = try await DaemonProcess(arguments: ["--os", "fromflag"], directory: directory)
         let config = try again.client().call("config.get")
         #expect(config["tenant"] == "kept")
         #expect(config["os"] == "fromflag")
@@ -77,7 +77,7 @@ import Glibc
         #expect(throws: IPCClientError.self) { try again.client().call("config.set", ["environment": "moon"]) }
     }
 
-    @Test func socketActivation() throws {
+    @Test func socketActivation() async throws {
         let directory = try TemporaryDirectory()
         let socketPath = directory.path + "/activated.sock"
         let notify = try NotifySocket(directory: directory.path)
@@ -88,36 +88,33 @@ import Glibc
                                "--log-target", "stderr", "--config", directory.path + "/none.json"]
         activator.standardError = FileHandle.nullDevice
         try activator.run()
-        defer {
-            activator.terminate()
-            activator.waitUntilExit()
-        }
+        // No wait in the defer (it cannot suspend): Foundation reaps the child.
+        defer { activator.terminate() }
         // systemd-socket-activate creates the socket before exec'ing anything: wait for it.
-        let deadline = Date().addingTimeInterval(10)
         var client: IPCClient?
-        while client == nil, Date() < deadline {
+        _ = try await eventually(timeoutMs: 10_000) {
             client = try? IPCClient(path: socketPath)
-            if client == nil { usleep(20_000) }
+            return client != nil
         }
         let connected = try #require(client)
         let status = try connected.call("daemon.status", timeoutMs: 10_000)
         #expect(status["daemon"]?["socket"]?["activated"] == true)
-        try notify.waitFor("READY=1")
+        try await notify.waitFor("READY=1")
     }
 
-    @Test func journaldGetsStructuredFieldsAndNoSecrets() throws {
-        let journal = try Journald.ensureRunning()
+    @Test func journaldGetsStructuredFieldsAndNoSecrets() async throws {
+        let journal = try await Journald.ensureRunning()
         _ = journal
-        let daemon = try DaemonProcess(arguments: ["--log-target", "journal"])
+        let daemon = try await DaemonProcess(arguments: ["--log-target", "journal"])
         let client = try daemon.client()
         let bootId = try #require(try client.call("daemon.hello", ["client": "j", "protocol": 1])["bootId"]?.stringValue)
         let secret = "tok-\(UUID().uuidString)"
         _ = try client.call("session.login", ["token": .string(secret), "userId": "journal-user", "displayName": "J"])
         try client.send(raw: [UInt8](repeating: UInt8(ascii: "y"), count: (1 << 20) + 10) + [0x0A])
         _ = try client.nextLine(timeoutMs: 5000)
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
 
-        let entries = try Journald.entries(matching: "SYSLOG_IDENTIFIER=interactived", until: { entries in
+        let entries = try await Journald.entries(matching: "SYSLOG_IDENTIFIER=interactived", until: { entries in
             entries.contains { $0["MESSAGE"]?.stringValue?.hasPrefix("Stopping") == true && $0["_PID"]?.stringValue == String(daemon.process.processIdentifier) }
         })
         let ours = entries.filter { $0["_PID"]?.stringValue == String(daemon.process.processIdentifier) }
@@ -134,18 +131,18 @@ extension SystemdTests {
     /// Ids in the text, answer results, runtime configuration and permission denials with the
     /// client's uid and pid, read back from the journal; and `journalctl -x` explaining them from
     /// the message catalog.
-    @Test func theJournalExplains() throws {
-        _ = try Journald.ensureRunning()
-        let fixture = try LiveFixture(viewer: .alice, arguments: ["--log-target", "journal"])
+    @Test func theJournalExplains() async throws {
+        _ = try await Journald.ensureRunning()
+        let fixture = try await LiveFixture(viewer: .alice, arguments: ["--log-target", "journal"])
         let pid = String(fixture.daemon.process.processIdentifier)
-        let overlayId = try fixture.showLoaded(fixture.backend.quiz("quiz-journal"))
+        let overlayId = try await fixture.showLoaded(fixture.backend.quiz("quiz-journal"))
         #expect(try fixture.answer(overlayId)["status"] == "success")
         _ = try fixture.player.call("config.set", ["leaderboardUrl": "https://board.example/lb"])
         let nobody = ["/usr/bin/setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
-        #expect(try fixture.daemon.ctl(["config", "set", "tenant", "x"], prefix: nobody).status == 77)
-        #expect(try fixture.daemon.stop() == 0)
+        #expect(try await fixture.daemon.ctl(["config", "set", "tenant", "x"], prefix: nobody).status == 77)
+        #expect(try await fixture.daemon.stop() == 0)
 
-        let ours = try Journald.entries(matching: "_PID=\(pid)") { entries in
+        let ours = try await Journald.entries(matching: "_PID=\(pid)") { entries in
             entries.contains { $0["MESSAGE"]?.stringValue?.hasPrefix("Stopping") == true }
         }
         // MESSAGE_IDs (docs/journal.md): the tests run the binaries, they do not link the daemon.
@@ -178,8 +175,8 @@ extension SystemdTests {
         try FileManager.default.createDirectory(atPath: root.path + "/usr/lib/systemd/catalog", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: BuiltProducts.packageRoot.path + "/systemd/interactived.catalog",
                                          toPath: root.path + "/usr/lib/systemd/catalog/interactived.catalog")
-        #expect(try runCommand(["/usr/bin/journalctl", "--root=\(root.path)", "--update-catalog"]).status == 0)
-        let explained = try runCommand([
+        #expect(try await runCommand(["/usr/bin/journalctl", "--root=\(root.path)", "--update-catalog"]).status == 0)
+        let explained = try await runCommand([
             "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
             "mount --bind \"$0\" /var/lib/systemd/catalog && exec journalctl --no-pager -x _PID=\(pid) MESSAGE_ID=\(configSetId)",
             root.path + "/var/lib/systemd/catalog",
@@ -195,8 +192,8 @@ enum Journald {
     static let socket = "/run/systemd/journal/socket"
 
     /// Starts /lib/systemd/systemd-journald unless one already listens.
-    static func ensureRunning() throws -> Process? {
-        if (try? runCommand(["/usr/bin/pgrep", "-x", "systemd-journal"]))?.status == 0,
+    static func ensureRunning() async throws -> Process? {
+        if (try? await runCommand(["/usr/bin/pgrep", "-x", "systemd-journal"]))?.status == 0,
            FileManager.default.fileExists(atPath: socket) {
             return nil
         }
@@ -205,23 +202,22 @@ enum Journald {
         journald.standardError = FileHandle.nullDevice
         journald.standardOutput = FileHandle.nullDevice
         try journald.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline else { throw TestFailure("systemd-journald did not create \(socket)") }
-            usleep(20_000)
+        guard try await eventually(timeoutMs: 10_000, { FileManager.default.fileExists(atPath: socket) }) else {
+            throw TestFailure("systemd-journald did not create \(socket)")
         }
         return journald
     }
 
     /// Journal entries matching `match`, polled (bounded) until `until` holds.
-    static func entries(matching match: String, until: ([JSONValue]) -> Bool) throws -> [JSONValue] {
-        let deadline = Date().addingTimeInterval(10)
+    static func entries(matching match: String, until: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(10))
         while true {
-            let result = try runCommand(["/usr/bin/journalctl", "--no-pager", "-o", "json", match])
+            let result = try await runCommand(["/usr/bin/journalctl", "--no-pager", "-o", "json", match])
             let entries = result.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
             if until(entries) { return entries }
-            guard Date() < deadline else { throw TestFailure("journal entries never matched; got \(entries.count)") }
-            usleep(100_000)
+            guard clock.now < deadline else { throw TestFailure("journal entries never matched; got \(entries.count)") }
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 }

@@ -5,12 +5,12 @@ import Testing
 
 /// emit-ack tracking of live overlays, as the reference backend records it (`/_admin/acks`).
 @Suite struct TrackingIntegrationTests {
-    @Test func receivedThenRenderedSuccessWithTheClientContext() throws {
-        let live = try LiveFixture()
+    @Test func receivedThenRenderedSuccessWithTheClientContext() async throws {
+        let live = try await LiveFixture()
         let version = try live.player.call("daemon.hello", ["client": "tracking-test", "protocol": 1])["version"]
-        let overlayId = try live.show(live.backend.quiz("tl-ok"), trackingId: "trk-ok").overlayId
+        let overlayId = try await live.show(live.backend.quiz("tl-ok"), trackingId: "trk-ok").overlayId
 
-        let received = try live.waitForAck("trk-ok", "received")
+        let received = try await live.waitForAck("trk-ok", "received")
         #expect(received["event"] == "overlay")
         #expect(received["acked"] == true)
         #expect(received["problems"]?.arrayValue?.isEmpty != false, "\(received["problems"] ?? .null)")
@@ -37,7 +37,7 @@ import Testing
 
         _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
         _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
-        let rendered = try live.waitForAck("trk-ok", "rendered")
+        let rendered = try await live.waitForAck("trk-ok", "rendered")
         let renderedContext = try #require(rendered["payload"]?["clientContext"])
         #expect(rendered["status"] == "success")
         #expect(rendered["payload"]?["deviceId"] == .string(deviceId))
@@ -52,35 +52,35 @@ import Testing
         #expect(timeline["renderStart"]?.doubleValue != nil)
         #expect(timeline["loadComplete"]?.doubleValue != nil)
         #expect(timeline["ackSent"]?.doubleValue != nil)
-        #expect(try live.backend.ackStages("trk-ok") == ["received", "rendered"])
+        #expect(try await live.backend.ackStages("trk-ok") == ["received", "rendered"])
 
         // The player's viewport goes into the next acks.
         _ = try live.player.call("player.viewport", ["width": 1280, "height": 720])
-        try live.show(live.backend.quiz("tl-ok-2"), trackingId: "trk-ok-2")
-        let resized = try live.waitForAck("trk-ok-2", "received")["payload"]?["clientContext"]
+        try await live.show(live.backend.quiz("tl-ok-2"), trackingId: "trk-ok-2")
+        let resized = try await live.waitForAck("trk-ok-2", "received")["payload"]?["clientContext"]
         #expect(resized?["viewportWidth"] == 1280)
         #expect(resized?["viewportHeight"] == 720)
     }
 
-    @Test func aRenderTimeoutIsReportedOnce() throws {
-        let live = try LiveFixture()
-        let overlayId = try live.show(live.backend.quiz("tl-slow"), trackingId: "trk-timeout").overlayId
-        let timedOut = try live.waitForAck("trk-timeout", "rendered", timeoutMs: 12_000)
+    @Test func aRenderTimeoutIsReportedOnce() async throws {
+        let live = try await LiveFixture()
+        let overlayId = try await live.show(live.backend.quiz("tl-slow"), trackingId: "trk-timeout").overlayId
+        let timedOut = try await live.waitForAck("trk-timeout", "rendered", timeoutMs: 12_000)
         #expect(timedOut["status"] == "timeout")
         #expect(timedOut["payload"]?["clientContext"]?["failureReason"] == "timeout")
         // The player reports it loaded after all: nothing more is sent.
         _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
         _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
-        try live.waitForAcksDelivered()
-        #expect(try live.backend.ackStages("trk-timeout") == ["received", "rendered"])
+        try await live.waitForAcksDelivered()
+        #expect(try await live.backend.ackStages("trk-timeout") == ["received", "rendered"])
     }
 
-    @Test func aLoadFailureIsReported() throws {
-        let live = try LiveFixture()
-        let overlayId = try live.show(live.backend.quiz("tl-broken"), trackingId: "trk-failed").overlayId
+    @Test func aLoadFailureIsReported() async throws {
+        let live = try await LiveFixture()
+        let overlayId = try await live.show(live.backend.quiz("tl-broken"), trackingId: "trk-failed").overlayId
         _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
         _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "failed", "reason": "net::ERR_FAILED"])
-        let failed = try live.waitForAck("trk-failed", "rendered")
+        let failed = try await live.waitForAck("trk-failed", "rendered")
         let context = failed["payload"]?["clientContext"]
         #expect(failed["status"] == "failed")
         #expect(context?["failureReason"] == "load_error")
@@ -88,26 +88,26 @@ import Testing
         // The first report wins.
         let second = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
         #expect(second["recorded"] == false)
-        try live.waitForAcksDelivered()
-        #expect(try live.backend.ackStages("trk-failed") == ["received", "rendered"])
+        try await live.waitForAcksDelivered()
+        #expect(try await live.backend.ackStages("trk-failed") == ["received", "rendered"])
     }
 
-    @Test func aReplacedOverlayIsCancelled() throws {
-        let live = try LiveFixture()
-        try live.show(live.backend.quiz("tl-old"), trackingId: "trk-old")
-        try live.show(live.backend.quiz("tl-new"), trackingId: "trk-new")
-        let cancelled = try live.waitForAck("trk-old", "rendered")
+    @Test func aReplacedOverlayIsCancelled() async throws {
+        let live = try await LiveFixture()
+        try await live.show(live.backend.quiz("tl-old"), trackingId: "trk-old")
+        try await live.show(live.backend.quiz("tl-new"), trackingId: "trk-new")
+        let cancelled = try await live.waitForAck("trk-old", "rendered")
         #expect(cancelled["status"] == "cancelled")
         #expect(cancelled["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "replaced_by_new_overlay")
-        #expect(try live.acks("trk-new", stage: "rendered").isEmpty)
+        #expect(try await live.acks("trk-new", stage: "rendered").isEmpty)
     }
 
-    @Test func overlaysKeptOffScreenAreCancelledRightAfterReceived() throws {
-        let live = try LiveFixture(viewer: .alice)
+    @Test func overlaysKeptOffScreenAreCancelledRightAfterReceived() async throws {
+        let live = try await LiveFixture(viewer: .alice)
         let backend = live.backend
-        let answeredId = try live.showLoaded(backend.quiz("tl-answered"), trackingId: "trk-first")
+        let answeredId = try await live.showLoaded(backend.quiz("tl-answered"), trackingId: "trk-first")
         #expect(try live.answer(answeredId)["status"] == "success")
-        try live.show(backend.quiz("tl-showing"), trackingId: "trk-showing")
+        try await live.show(backend.quiz("tl-showing"), trackingId: "trk-showing")
 
         let cases: [(trackingId: String, overlay: JSONValue, reason: String)] = [
             ("trk-nt", backend.quiz("tl-iphone", targets: ["iphone"]), "not_targeted"),
@@ -115,58 +115,58 @@ import Testing
             ("trk-aos", backend.quiz("tl-showing"), "already_on_screen"),
             ("trk-inv", backend.quiz("tl-nine", alignment: 9), "invalid_overlay_state"),
         ]
-        for (trackingId, overlay, _) in cases { try backend.emitOverlay(room: "m1", overlay, trackingId: trackingId) }
+        for (trackingId, overlay, _) in cases { try await backend.emitOverlay(room: "m1", overlay, trackingId: trackingId) }
         for (trackingId, _, reason) in cases {
-            let rendered = try live.waitForAck(trackingId, "rendered")
+            let rendered = try await live.waitForAck(trackingId, "rendered")
             #expect(rendered["status"] == "cancelled", "\(trackingId)")
             #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == .string(reason), "\(trackingId)")
-            let stages = try live.acks(trackingId)
+            let stages = try await live.acks(trackingId)
             #expect(stages.compactMap { $0["stage"]?.stringValue } == ["received", "rendered"], "\(trackingId)")
         }
         #expect(try live.status()["overlays"]?.arrayValue?.compactMap { $0["timelineId"]?.stringValue } == ["tl-showing"])
     }
 
-    @Test func aRepeatedEmitOfTheOverlayOnScreenLeavesItsSessionAlone() throws {
-        let live = try LiveFixture()
-        let overlayId = try live.show(live.backend.quiz("tl-twice"), trackingId: "trk-twice").overlayId
-        try live.waitForAck("trk-twice", "received")
+    @Test func aRepeatedEmitOfTheOverlayOnScreenLeavesItsSessionAlone() async throws {
+        let live = try await LiveFixture()
+        let overlayId = try await live.show(live.backend.quiz("tl-twice"), trackingId: "trk-twice").overlayId
+        try await live.waitForAck("trk-twice", "received")
         // The server sends the same emit again (same tracking id), wrapped or flat: not shown again,
         // and the session of the overlay on screen goes on.
-        try live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-twice"), trackingId: "trk-twice")
-        try live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-twice"), trackingId: "trk-twice", shape: "flat",
+        try await live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-twice"), trackingId: "trk-twice")
+        try await live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-twice"), trackingId: "trk-twice", shape: "flat",
                                      event: "ex-overlay")
-        try live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-next"), trackingId: "trk-next", event: "ex-overlay")
+        try await live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-next"), trackingId: "trk-next", event: "ex-overlay")
         let replaced = try live.player.waitForEvent("overlay.hide")
         #expect(replaced.data["overlayId"] == .string(overlayId))
         #expect(replaced.data["reason"] == "replaced_by_new_overlay")
-        let rendered = try live.waitForAck("trk-twice", "rendered")
+        let rendered = try await live.waitForAck("trk-twice", "rendered")
         #expect(rendered["status"] == "cancelled")
         #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "replaced_by_new_overlay")
-        try live.waitForAcksDelivered()
-        #expect(try live.backend.ackStages("trk-twice") == ["received", "rendered"])
+        try await live.waitForAcksDelivered()
+        #expect(try await live.backend.ackStages("trk-twice") == ["received", "rendered"])
     }
 
-    @Test func answerStagesFollowTheRender() throws {
-        let live = try LiveFixture(viewer: .alice)
-        let overlayId = try live.showLoaded(live.backend.quiz("tl-good"), trackingId: "trk-good")
+    @Test func answerStagesFollowTheRender() async throws {
+        let live = try await LiveFixture(viewer: .alice)
+        let overlayId = try await live.showLoaded(live.backend.quiz("tl-good"), trackingId: "trk-good")
         #expect(try live.answer(overlayId)["status"] == "success")
-        let succeeded = try live.waitForAck("trk-good", "answer-succeeded")
+        let succeeded = try await live.waitForAck("trk-good", "answer-succeeded")
         #expect(succeeded["payload"]?["clientContext"]?["actionResult"] == "success")
-        #expect(try live.backend.ackStages("trk-good") == ["received", "rendered", "answer", "answer-succeeded"])
-        #expect(try live.acks("trk-good", stage: "answer").first?["payload"]?["clientContext"]?["actionResult"] == "attempted")
+        #expect(try await live.backend.ackStages("trk-good") == ["received", "rendered", "answer", "answer-succeeded"])
+        #expect(try await live.acks("trk-good", stage: "answer").first?["payload"]?["clientContext"]?["actionResult"] == "attempted")
 
-        try live.backend.fault(["actionsReply": "EX400"])
-        let refusedId = try live.showLoaded(live.backend.quiz("tl-bad"), trackingId: "trk-bad")
+        try await live.backend.fault(["actionsReply": "EX400"])
+        let refusedId = try await live.showLoaded(live.backend.quiz("tl-bad"), trackingId: "trk-bad")
         #expect(try live.answer(refusedId)["reason"] == "api_EX400")
-        let failed = try live.waitForAck("trk-bad", "answer-failed")
+        let failed = try await live.waitForAck("trk-bad", "answer-failed")
         #expect(failed["payload"]?["clientContext"]?["failureReason"] == "api_EX400")
         #expect(failed["payload"]?["clientContext"]?["actionResult"] == "failure")
-        #expect(try live.backend.ackStages("trk-bad") == ["received", "rendered", "answer", "answer-failed"])
+        #expect(try await live.backend.ackStages("trk-bad") == ["received", "rendered", "answer", "answer-failed"])
     }
 
-    @Test func aPlayerThatAttachedAndLeftTakesItsOverlayAway() throws {
-        let live = try LiveFixture()
-        let overlayId = try live.show(live.backend.quiz("tl-gone"), trackingId: "trk-gone").overlayId
+    @Test func aPlayerThatAttachedAndLeftTakesItsOverlayAway() async throws {
+        let live = try await LiveFixture()
+        let overlayId = try await live.show(live.backend.quiz("tl-gone"), trackingId: "trk-gone").overlayId
         do {
             let renderer = try live.daemon.client()
             _ = try renderer.call("overlay.attached", ["overlayId": .string(overlayId)])
@@ -174,39 +174,39 @@ import Testing
         let hidden = try live.player.waitForEvent("overlay.hide")
         #expect(hidden.data["overlayId"] == .string(overlayId))
         #expect(hidden.data["reason"] == "player_disconnected")
-        let cancelled = try live.waitForAck("trk-gone", "rendered")
+        let cancelled = try await live.waitForAck("trk-gone", "rendered")
         #expect(cancelled["status"] == "cancelled")
         #expect(cancelled["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "player_disconnected")
         #expect(cancelled["payload"]?["clientContext"]?["timeline"]?["attached"]?.doubleValue != nil)
     }
 
-    @Test func anAckTheServerNeverAcknowledgesIsSentOnce() throws {
-        let live = try LiveFixture()
-        try live.backend.fault(["ackEmitAck": false])
-        let overlayId = try live.show(live.backend.quiz("tl-noack"), trackingId: "trk-noack").overlayId
-        let received = try live.waitForAck("trk-noack", "received")
+    @Test func anAckTheServerNeverAcknowledgesIsSentOnce() async throws {
+        let live = try await LiveFixture()
+        try await live.backend.fault(["ackEmitAck": false])
+        let overlayId = try await live.show(live.backend.quiz("tl-noack"), trackingId: "trk-noack").overlayId
+        let received = try await live.waitForAck("trk-noack", "received")
         #expect(received["acked"] == false)
         // The server acks again; the render report waits behind the unacknowledged `received`,
         // which counts as delivered after 10 s on a connection that stayed up.
-        try live.backend.fault(["ackEmitAck": true])
+        try await live.backend.fault(["ackEmitAck": true])
         _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
         _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
-        try live.waitForAcksDelivered(timeoutMs: 20_000)
-        #expect(try live.backend.ackStages("trk-noack") == ["received", "rendered"])
-        #expect(try live.acks("trk-noack", stage: "rendered").first?["acked"] == true)
+        try await live.waitForAcksDelivered(timeoutMs: 20_000)
+        #expect(try await live.backend.ackStages("trk-noack") == ["received", "rendered"])
+        #expect(try await live.acks("trk-noack", stage: "rendered").first?["acked"] == true)
         #expect(try live.status()["tracking"]?["delivered"] == 2)
     }
 
-    @Test func anUnacknowledgedAckIsSentAgainAfterTheConnectionDropped() throws {
-        let live = try LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]])
-        try live.backend.fault(["ackEmitAck": false])
-        try live.show(live.backend.quiz("tl-drop"), trackingId: "trk-drop")
-        let first = try live.waitForAck("trk-drop", "received")
+    @Test func anUnacknowledgedAckIsSentAgainAfterTheConnectionDropped() async throws {
+        let live = try await LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]])
+        try await live.backend.fault(["ackEmitAck": false])
+        try await live.show(live.backend.quiz("tl-drop"), trackingId: "trk-drop")
+        let first = try await live.waitForAck("trk-drop", "received")
         #expect(first["acked"] == false)
         // The connection drops before the server acked it: the ack goes out again on the next one.
-        try live.backend.fault(["ackEmitAck": true, "dropSockets": true])
+        try await live.backend.fault(["ackEmitAck": true, "dropSockets": true])
         try live.player.waitForEvent("room.state") { $0["state"] == "joined" }
-        let again = try live.backend.waitForRecords("acks", "trackingId=trk-drop&stage=received") { $0.count >= 2 }
+        let again = try await live.backend.waitForRecords("acks", "trackingId=trk-drop&stage=received") { $0.count >= 2 }
         #expect(again.count == 2)
         #expect(again[1]["acked"] == true)
         #expect(again[1]["sid"] != first["sid"])

@@ -26,9 +26,9 @@ import Testing
         let player: IPCClient
     }
 
-    private func vodRoom(_ backend: ReferenceBackend, media: String = "v1") throws -> Room {
-        try backend.admin("PUT", "/_admin/scenario/\(media)", VODTests.scenario(backend))
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    private func vodRoom(_ backend: ReferenceBackend, media: String = "v1") async throws -> Room {
+        try await backend.admin("PUT", "/_admin/scenario/\(media)", VODTests.scenario(backend))
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         try player.subscribe(["overlay.show", "room."])
         #expect(try player.call("room.join", ["mediaId": .string(media), "mode": "vod"])["state"] == "joined")
@@ -52,43 +52,43 @@ import Testing
         return timelines
     }
 
-    @Test func loadsActiveTimelinesAndSkipsMalformedTimesByName() throws {
-        let backend = try ReferenceBackend()
-        let room = try vodRoom(backend)
-        #expect(try backend.records("rest-log").contains { $0["path"] == "/api/ctc/scenario/v2/vod/v1/linuxstb" })
-        #expect(room.daemon.waitForLog("bad1"))
-        #expect(room.daemon.waitForLog("bad2"))
+    @Test func loadsActiveTimelinesAndSkipsMalformedTimesByName() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await vodRoom(backend)
+        #expect(try await backend.records("rest-log").contains { $0["path"] == "/api/ctc/scenario/v2/vod/v1/linuxstb" })
+        #expect(try await room.daemon.waitForLog("bad1"))
+        #expect(try await room.daemon.waitForLog("bad2"))
         // Out-of-order scenario, played in time order; the inactive one never fires.
         #expect(try shown(room, after: Array(stride(from: 0.0, through: 25, by: 1)), expecting: 4) == ["t0", "t5", "t10", "t20"])
     }
 
     @Test(arguments: [0.25, 0.7, 1.0])
-    func regularReportsMissNothingAndRepeatNothing(step: Double) throws {
-        let backend = try ReferenceBackend()
-        let room = try vodRoom(backend)
+    func regularReportsMissNothingAndRepeatNothing(step: Double) async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await vodRoom(backend)
         let reports = Array(stride(from: 0.0, through: 63, by: step))
         #expect(try shown(room, after: reports, expecting: 5) == ["t0", "t5", "t10", "t20", "t62"])
     }
 
-    @Test func irregularStepsWithinFiveSecondsMissNothing() throws {
-        let backend = try ReferenceBackend()
-        let room = try vodRoom(backend)
+    @Test func irregularStepsWithinFiveSecondsMissNothing() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await vodRoom(backend)
         let reports = [0.3, 1.9, 4.2, 4.99, 5.01, 9.7, 10.49, 10.51, 14.0, 18.9, 20.0, 20.0, 23.3]
         #expect(try shown(room, after: reports, expecting: 4) == ["t0", "t5", "t10", "t20"])
     }
 
-    @Test func timelineAtZeroFiresOnAFirstReportOfFiveSecondsOrLess() throws {
-        let backend = try ReferenceBackend()
-        let room = try vodRoom(backend)
+    @Test func timelineAtZeroFiresOnAFirstReportOfFiveSecondsOrLess() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await vodRoom(backend)
         #expect(try shown(room, after: [5.0], expecting: 2) == ["t0", "t5"])
 
-        let late = try vodRoom(backend, media: "v2")
+        let late = try await vodRoom(backend, media: "v2")
         #expect(try shown(late, after: [7.0], expecting: 0) == [])
     }
 
-    @Test func forwardAndBackwardSeeksFireNothingPassedOverNorAgain() throws {
-        let backend = try ReferenceBackend()
-        let room = try vodRoom(backend)
+    @Test func forwardAndBackwardSeeksFireNothingPassedOverNorAgain() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await vodRoom(backend)
         let player = room.player
         #expect(try shown(player, after: [0, 1, 2], expecting: 1) == ["t0"])
         // Forward seek past t5 and t10, landing exactly on t20: nothing fires.
@@ -102,24 +102,24 @@ import Testing
         #expect(try shown(room, after: [3605, 3608, 3611], expecting: 1) == ["t3610"])
     }
 
-    @Test func scenarioErrorsAreClearAndTheJoinMayBeRetried() throws {
-        let backend = try ReferenceBackend()
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func scenarioErrorsAreClearAndTheJoinMayBeRetried() async throws {
+        let backend = try await ReferenceBackend()
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         try player.subscribe(["room."])
         #expect(try joinError(player, "missing") == "interactive.ScenarioUnavailable")
         #expect(try player.waitForEvent("room.state") { $0["state"] == "error" }.data["error"]?["name"] == "interactive.ScenarioUnavailable")
 
-        try backend.admin("PUT", "/_admin/scenario/shape", ["no": "timelines"])
+        try await backend.admin("PUT", "/_admin/scenario/shape", ["no": "timelines"])
         #expect(try joinError(player, "shape") == "interactive.ScenarioUnavailable")
 
-        try backend.admin("PUT", "/_admin/scenario/v1", VODTests.scenario(backend))
-        try backend.fault(["restFail": 503])
+        try await backend.admin("PUT", "/_admin/scenario/v1", VODTests.scenario(backend))
+        try await backend.fault(["restFail": 503])
         #expect(try joinError(player, "v1") == "interactive.BackendUnreachable")
-        try backend.fault(["restFail": nil, "restDelayMs": 1500])
+        try await backend.fault(["restFail": nil, "restDelayMs": 1500])
         _ = try player.call("config.set", ["httpTimeoutMs": 300])
         #expect(try joinError(player, "v1") == "interactive.BackendUnreachable")
-        try backend.fault(["restDelayMs": 0])
+        try await backend.fault(["restDelayMs": 0])
         #expect(try player.call("room.join", ["mediaId": "v1", "mode": "vod"])["state"] == "joined")
     }
 
@@ -132,32 +132,32 @@ import Testing
         }
     }
 
-    @Test func switchingBetweenLiveAndVODRooms() throws {
-        let backend = try ReferenceBackend()
-        try backend.admin("PUT", "/_admin/scenario/v1", VODTests.scenario(backend))
-        let daemon = try DaemonProcess(arguments: backend.daemonFlags())
+    @Test func switchingBetweenLiveAndVODRooms() async throws {
+        let backend = try await ReferenceBackend()
+        try await backend.admin("PUT", "/_admin/scenario/v1", VODTests.scenario(backend))
+        let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
         let player = try daemon.client()
         try player.subscribe(["overlay.", "room."])
         _ = try player.call("room.join", ["mediaId": "m1"])
-        try backend.emitOverlay(room: "m1", backend.quiz("live1"))
+        try await backend.emitOverlay(room: "m1", backend.quiz("live1"))
         try player.waitForEvent("overlay.show")
         _ = try player.call("room.join", ["mediaId": "v1", "mode": "vod"])
         #expect(try player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
-        try backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
-        try backend.waitForRecords("handshakes") { $0.first?["disconnectedAt"].map { !$0.isNull } ?? false }
+        try await backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
+        try await backend.waitForRecords("handshakes") { $0.first?["disconnectedAt"].map { !$0.isNull } ?? false }
         #expect(try player.call("daemon.status")["connection"]?["state"] == "idle")
         #expect(try shown(player, after: [0], expecting: 1) == ["t0"])
         _ = try player.call("room.join", ["mediaId": "m1"])
         #expect(try player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
-        try backend.waitForRecords("handshakes") { $0.count == 2 }
+        try await backend.waitForRecords("handshakes") { $0.count == 2 }
         try player.notify("player.time", ["seconds": 5])
         _ = try player.call("daemon.status")
         try player.expectNoEvent("overlay.show", withinMs: 200)
     }
 
-    @Test func answersInVODGoToTheAPIWithModeVODAndNoTracking() throws {
-        let backend = try ReferenceBackend()
-        let room = try vodRoom(backend)
+    @Test func answersInVODGoToTheAPIWithModeVODAndNoTracking() async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await vodRoom(backend)
         let player = room.player
         _ = try player.call("session.login", ["token": "token-alice", "userId": "alice"])
         try player.subscribe(["overlay.show", "answer."])
@@ -168,12 +168,12 @@ import Testing
         _ = try player.call("overlay.bridge", ["overlayId": overlayId,
                                                "message": #"{"type":"INTERACTIVE_ACTION_REPORT","data":{"choice":"B"}}"#])
         #expect(try player.waitForEvent("answer.result").data["status"] == "success")
-        let action = try #require(try backend.records("actions").last)
+        let action = try await #require(try backend.records("actions").last)
         #expect(action["body"]?["mode"] == "vod")
         #expect(action["body"]?["socketId"] == .null)
         #expect(action["body"]?["timelineId"] == "t0")
         #expect(action["body"]?["answer"] == ["choice": "B"])
-        #expect(try backend.records("acks").isEmpty)
+        #expect(try await backend.records("acks").isEmpty)
         withExtendedLifetime(room.daemon) {}
     }
 }

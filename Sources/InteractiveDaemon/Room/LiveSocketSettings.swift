@@ -57,7 +57,7 @@ struct LiveSocketSettings: Sendable, Equatable {
 extension ReconnectPolicy {
     /// The policy of the daemon's default configuration (`reconnect` in `ConfigLayers.defaults`),
     /// for the fleet simulation (Benchmarks/fleet).
-    package static var daemonDefault: ReconnectPolicy {
+    public static var daemonDefault: ReconnectPolicy {
         LiveSocketSettings.reconnectPolicy(Settings(ConfigLayers(defaults: ConfigLayers.defaults(stateDirectory: "/")).effective))
     }
 }

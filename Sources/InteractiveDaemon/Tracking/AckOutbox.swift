@@ -1,8 +1,8 @@
 /// The acks waiting for the server, in the order they were decided, and which sessions have a
 /// delivery lane running. Each session's acks go out one after the other (received before
 /// rendered); sessions are delivered side by side. An ack is handed out only once it is stored.
-/// (`package`: the fleet simulation in Benchmarks/fleet paces its resent acks with it.)
-package struct AckOutbox {
+/// (Public: the fleet simulation, a separate package in Benchmarks/, paces its resent acks with it.)
+public struct AckOutbox: Sendable {
     private struct Entry {
         let ack: PendingAck
         var stored: Bool
@@ -23,12 +23,13 @@ package struct AckOutbox {
     private var lanes: Set<String> = []
 
     /// At most this many sessions are delivered side by side.
-    package static let maxLanes = 8
+    public static let maxLanes = 8
     /// At most this many acks wait (an offline daemon under a flood of overlays must not grow
     /// without bound); beyond it the oldest are dropped (docs/ipc.md, "Limits").
     package static let capacity = 1024
 
-    package init() {}
+    /// An empty outbox.
+    public init() {}
 
     package var count: Int { entries.count }
 
@@ -44,7 +45,7 @@ package struct AckOutbox {
     /// Puts acks read from the store (older than any other) first, skipping keys already
     /// waiting. Returns the acks dropped to stay within `capacity`.
     @discardableResult
-    package mutating func prependStored(_ acks: [PendingAck]) -> [PendingAck] {
+    public mutating func prependStored(_ acks: [PendingAck]) -> [PendingAck] {
         var fresh: [Entry] = []
         for ack in acks where keys.insert(Key(ack)).inserted {
             fresh.append(Entry(ack: ack, stored: true))
@@ -70,7 +71,7 @@ package struct AckOutbox {
     }
 
     /// Removes a delivered ack; false when it was no longer waiting.
-    package mutating func remove(_ ack: PendingAck) -> Bool {
+    public mutating func remove(_ ack: PendingAck) -> Bool {
         guard keys.remove(Key(ack)) != nil, let index = entries.firstIndex(where: { $0.ack.sameKey(as: ack) }) else {
             return false
         }
@@ -79,14 +80,14 @@ package struct AckOutbox {
     }
 
     /// The session's next ack when it is stored; nil when it has none or the next is still being stored.
-    package func next(for trackingId: String) -> PendingAck? {
+    public func next(for trackingId: String) -> PendingAck? {
         guard let entry = entries.first(where: { $0.ack.trackingId == trackingId }), entry.stored else { return nil }
         return entry.ack
     }
 
     /// Up to `limit` lanes in all: sessions whose next ack is sendable and that have no lane,
     /// oldest first. Their lanes count as running.
-    package mutating func claimLanes(upTo limit: Int) -> [String] {
+    public mutating func claimLanes(upTo limit: Int) -> [String] {
         var claimed: [String] = []
         var seen: Set<String> = []
         for entry in entries where lanes.count < limit && seen.insert(entry.ack.trackingId).inserted {
@@ -95,8 +96,9 @@ package struct AckOutbox {
         return claimed
     }
 
-    package mutating func endLane(_ trackingId: String) { lanes.remove(trackingId) }
+    /// The session's lane stopped (its acks are delivered, or the transport changed).
+    public mutating func endLane(_ trackingId: String) { lanes.remove(trackingId) }
 
     /// Forgets every lane (the transport changed; lanes of the old one stop on their own).
-    package mutating func resetLanes() { lanes.removeAll() }
+    public mutating func resetLanes() { lanes.removeAll() }
 }

@@ -1,7 +1,7 @@
 import JSONValue
 
 /// One `emit-ack` waiting for the server, keyed by tracking id and stage.
-package struct PendingAck: Sendable, Equatable {
+public struct PendingAck: Sendable, Equatable {
     package let trackingId: String
     package let stage: TrackingStage
     /// The whole `emit-ack` payload, built when the stage was decided.
@@ -9,7 +9,8 @@ package struct PendingAck: Sendable, Equatable {
     /// When it was queued (ms since the epoch).
     let created: Int64
 
-    package init(trackingId: String, stage: TrackingStage, payload: JSONValue, created: Int64) {
+    /// An ack of `stage` for the session `trackingId`, queued at `created` (ms since the epoch).
+    public init(trackingId: String, stage: TrackingStage, payload: JSONValue, created: Int64) {
         self.trackingId = trackingId
         self.stage = stage
         self.payload = payload

@@ -1,5 +1,5 @@
 /// The stages of one overlay's tracking session, as named in `emit-ack`.
-package enum TrackingStage: String, Sendable, CaseIterable {
+public enum TrackingStage: String, Sendable, CaseIterable {
     case received
     case rendered
     case answer

@@ -27,11 +27,9 @@ final class BackgroundCommand: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            // SIGKILL, not SIGTERM: children of the test process may inherit SIGTERM blocked.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // SIGKILL, not SIGTERM: children of the test process may inherit SIGTERM blocked. No wait
+        // (a deinit cannot suspend): Foundation reaps the child.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         out.fileHandleForReading.readabilityHandler = nil
         err.fileHandleForReading.readabilityHandler = nil
     }
@@ -40,22 +38,16 @@ final class BackgroundCommand: @unchecked Sendable {
     var stderr: String { errLog.text }
 
     /// Waits (bounded) until `stream` (stdout or stderr) contains `text`.
-    func waitFor(_ text: String, in stream: KeyPath<BackgroundCommand, String>, timeoutMs: Int = 10_000) throws {
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
-        while !self[keyPath: stream].contains(text) {
-            guard Date() < deadline else {
-                throw TestFailure("no '\(text)' within \(timeoutMs) ms\nstdout:\n\(stdout)\nstderr:\n\(stderr)")
-            }
-            usleep(20_000)
+    func waitFor(_ text: String, in stream: KeyPath<BackgroundCommand, String>, timeoutMs: Int = 10_000) async throws {
+        guard try await eventually(timeoutMs: timeoutMs, { self[keyPath: stream].contains(text) }) else {
+            throw TestFailure("no '\(text)' within \(timeoutMs) ms\nstdout:\n\(stdout)\nstderr:\n\(stderr)")
         }
     }
 
     /// Waits (bounded) for the command to end on its own and returns its exit status.
-    func waitForExit(timeoutMs: Int = 10_000) throws -> Int32 {
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
-        while process.isRunning {
-            guard Date() < deadline else { throw TestFailure("still running after \(timeoutMs) ms\nstderr:\n\(stderr)") }
-            usleep(20_000)
+    func waitForExit(timeoutMs: Int = 10_000) async throws -> Int32 {
+        guard try await process.exited(withinMs: timeoutMs) else {
+            throw TestFailure("still running after \(timeoutMs) ms\nstderr:\n\(stderr)")
         }
         return process.terminationStatus
     }

@@ -55,7 +55,7 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// Starts the daemon and waits for READY=1 on the test's NOTIFY_SOCKET.
     init(arguments: [String] = [], config: JSONValue? = nil, environment extra: [String: String] = [:],
-         directory: TemporaryDirectory? = nil, waitReady: Bool = true) throws {
+         directory: TemporaryDirectory? = nil, waitReady: Bool = true) async throws {
         self.directory = try directory ?? TemporaryDirectory()
         socketPath = self.directory.path + "/d.sock"
         stateDirectory = self.directory.path + "/state"
@@ -85,7 +85,7 @@ final class DaemonProcess: @unchecked Sendable {
         try process.run()
         if waitReady {
             do {
-                try notify.waitFor("READY=1")
+                try await notify.waitFor("READY=1")
             } catch {
                 throw TestFailure("daemon not ready: \(error)\nstderr:\n\(stderr)")
             }
@@ -93,10 +93,8 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        // SIGKILL without waiting (a deinit cannot suspend): Foundation reaps the child.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         stderrPipe.fileHandleForReading.readabilityHandler = nil
     }
 
@@ -105,13 +103,8 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// Waits (bounded) until the daemon's stderr contains `text`; stderr arrives through a pipe,
     /// a little after the daemon wrote it.
-    func waitForLog(_ text: String, timeoutMs: Int = 5000) -> Bool {
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
-        while !stderr.contains(text) {
-            guard Date() < deadline else { return false }
-            usleep(20_000)
-        }
-        return true
+    func waitForLog(_ text: String, timeoutMs: Int = 5000) async throws -> Bool {
+        try await eventually(timeoutMs: timeoutMs) { stderr.contains(text) }
     }
 
     func client() throws -> IPCClient { try IPCClient(path: socketPath) }
@@ -120,28 +113,21 @@ final class DaemonProcess: @unchecked Sendable {
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     @discardableResult
-    func stop(timeoutMs: Int = 10_000) throws -> Int32 {
+    func stop(timeoutMs: Int = 10_000) async throws -> Int32 {
         signal(SIGTERM)
-        return try waitForExit(timeoutMs: timeoutMs)
+        return try await waitForExit(timeoutMs: timeoutMs)
     }
 
-    func waitForExit(timeoutMs: Int = 10_000) throws -> Int32 {
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
-        let exited = DispatchSemaphore(value: 0)
-        let process = self.process
-        DispatchQueue.global().async {
-            process.waitUntilExit()
-            exited.signal()
-        }
-        guard exited.wait(timeout: .now() + deadline.timeIntervalSinceNow) == .success else {
+    func waitForExit(timeoutMs: Int = 10_000) async throws -> Int32 {
+        guard try await process.exited(withinMs: timeoutMs) else {
             throw TestFailure("daemon did not exit within \(timeoutMs) ms")
         }
         return process.terminationStatus
     }
 
     /// Runs interactivectl against this daemon; returns (status, stdout, stderr).
-    func ctl(_ arguments: [String], stdin: String? = nil, prefix: [String] = []) throws -> CommandResult {
-        try runCommand(prefix + [BuiltProducts.ctl, "--socket", socketPath] + arguments, stdin: stdin)
+    func ctl(_ arguments: [String], stdin: String? = nil, prefix: [String] = []) async throws -> CommandResult {
+        try await runCommand(prefix + [BuiltProducts.ctl, "--socket", socketPath] + arguments, stdin: stdin)
     }
 }
 
@@ -153,7 +139,7 @@ struct CommandResult {
 
 /// Runs a command to completion (bounded) and captures its output.
 func runCommand(_ argv: [String], stdin: String? = nil, environment: [String: String]? = nil,
-                timeoutMs: Int = 30_000) throws -> CommandResult {
+                timeoutMs: Int = 30_000) async throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: argv[0].hasPrefix("/") ? argv[0] : "/usr/bin/env")
     process.arguments = argv[0].hasPrefix("/") ? Array(argv.dropFirst()) : argv
@@ -171,12 +157,7 @@ func runCommand(_ argv: [String], stdin: String? = nil, environment: [String: St
     try process.run()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? input.fileHandleForWriting.close()
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-        process.waitUntilExit()
-        done.signal()
-    }
-    guard done.wait(timeout: .now() + .milliseconds(timeoutMs)) == .success else {
+    guard try await process.exited(withinMs: timeoutMs) else {
         process.terminate()
         throw TestFailure("\(argv.joined(separator: " ")) did not finish within \(timeoutMs) ms")
     }

@@ -33,11 +33,11 @@ final class LiveFixture: @unchecked Sendable {
     /// rebuild the connection (reconnect) do not disturb the room.
     init(tenant: String = "onlivev2", viewer: BackendViewer? = nil, fanclub: Bool = false, mediaId: String = "m1",
          config: JSONValue? = nil, events: [String]? = ["overlay.", "player.", "answer.", "login.", "fanclub.", "room.", "connection."],
-         directory: TemporaryDirectory? = nil, backend existing: ReferenceBackend? = nil, arguments: [String] = []) throws {
-        backend = try existing ?? ReferenceBackend()
+         directory: TemporaryDirectory? = nil, backend existing: ReferenceBackend? = nil, arguments: [String] = []) async throws {
+        if let existing { backend = existing } else { backend = try await ReferenceBackend() }
         self.tenant = tenant
         self.mediaId = mediaId
-        daemon = try DaemonProcess(arguments: backend.daemonFlags(tenant: tenant) + arguments, directory: directory)
+        daemon = try await DaemonProcess(arguments: backend.daemonFlags(tenant: tenant) + arguments, directory: directory)
         player = try daemon.client()
         if let config { _ = try player.call("config.set", config) }
         if let viewer { try Self.login(player, viewer) }
@@ -52,11 +52,11 @@ final class LiveFixture: @unchecked Sendable {
     }
 
     /// Stops the backend and starts a new one on the same port (the daemon's URLs stay valid).
-    func restartBackend(whileStopped: () throws -> Void = {}) throws {
+    func restartBackend(whileStopped: () async throws -> Void = {}) async throws {
         let port = backend.port
-        backend.stop()
-        try whileStopped()
-        backend = try ReferenceBackend.onPort(port)
+        try await backend.stop()
+        try await whileStopped()
+        backend = try await ReferenceBackend.onPort(port)
     }
 
     // MARK: Overlays
@@ -64,17 +64,17 @@ final class LiveFixture: @unchecked Sendable {
     /// Emits an overlay and waits for its `overlay.show`; returns the event.
     @discardableResult
     func show(_ overlay: JSONValue, trackingId: String? = nil, shape: String = "wrapped", event: String = "overlay")
-        throws -> EventEnvelope
+        async throws -> EventEnvelope
     {
-        try backend.emitOverlay(room: mediaId, overlay, trackingId: trackingId, shape: shape, event: event)
+        try await backend.emitOverlay(room: mediaId, overlay, trackingId: trackingId, shape: shape, event: event)
         let timelineId = overlay["timelineId"]
         return try player.waitForEvent("overlay.show") { $0["timelineId"] == timelineId }
     }
 
     /// `show`, then the player attaches it and reports it loaded (rendered success).
     @discardableResult
-    func showLoaded(_ overlay: JSONValue, trackingId: String? = nil) throws -> String {
-        let overlayId = try show(overlay, trackingId: trackingId).overlayId
+    func showLoaded(_ overlay: JSONValue, trackingId: String? = nil) async throws -> String {
+        let overlayId = try await show(overlay, trackingId: trackingId).overlayId
         _ = try player.call("overlay.attached", ["overlayId": .string(overlayId)])
         _ = try player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
         return overlayId
@@ -119,26 +119,24 @@ final class LiveFixture: @unchecked Sendable {
     }
 
     /// The recorded `emit-ack`s of one tracking id (optionally one stage), oldest first.
-    func acks(_ trackingId: String, stage: String? = nil) throws -> [JSONValue] {
-        try backend.records("acks", "trackingId=\(trackingId)" + (stage.map { "&stage=\($0)" } ?? ""))
+    func acks(_ trackingId: String, stage: String? = nil) async throws -> [JSONValue] {
+        try await backend.records("acks", "trackingId=\(trackingId)" + (stage.map { "&stage=\($0)" } ?? ""))
     }
 
     /// Waits until the backend recorded `stage` of `trackingId`; returns the first such ack.
     @discardableResult
-    func waitForAck(_ trackingId: String, _ stage: String, timeoutMs: Int = 10_000) throws -> JSONValue {
-        let items = try backend.waitForRecords("acks", "trackingId=\(trackingId)&stage=\(stage)", timeoutMs: timeoutMs) { !$0.isEmpty }
+    func waitForAck(_ trackingId: String, _ stage: String, timeoutMs: Int = 10_000) async throws -> JSONValue {
+        let items = try await backend.waitForRecords("acks", "trackingId=\(trackingId)&stage=\(stage)", timeoutMs: timeoutMs) { !$0.isEmpty }
         return items[0]
     }
 
     /// Waits until the daemon holds no pending ack any more (every queued ack left for good).
-    func waitForAcksDelivered(timeoutMs: Int = 10_000) throws {
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
-        while true {
-            let tracking = try status()["tracking"]
-            if tracking?["pendingAcks"] == 0 { return }
-            guard Date() < deadline else { throw TestFailure("acks still pending after \(timeoutMs) ms: \(tracking ?? .null)") }
-            usleep(50_000)
-        }
+    func waitForAcksDelivered(timeoutMs: Int = 10_000) async throws {
+        var tracking: JSONValue?
+        guard try await eventually(timeoutMs: timeoutMs, everyMs: 50, {
+            tracking = try status()["tracking"]
+            return tracking?["pendingAcks"] == 0
+        }) else { throw TestFailure("acks still pending after \(timeoutMs) ms: \(tracking ?? .null)") }
     }
 }
 
@@ -156,23 +154,24 @@ extension EventEnvelope {
 
 extension ReferenceBackend {
     /// A new backend on `port` (used to restart one: the daemon reconnects to the same URL).
-    static func onPort(_ port: Int) throws -> ReferenceBackend {
+    static func onPort(_ port: Int) async throws -> ReferenceBackend {
         // The old process released the port when it exited; a socket in TIME_WAIT does not block
         // the new one (asyncio servers set SO_REUSEADDR), but be tolerant of a slow release.
-        let deadline = Date().addingTimeInterval(10)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(10))
         while true {
             do {
-                return try ReferenceBackend(port: port)
+                return try await ReferenceBackend(port: port)
             } catch {
-                guard Date() < deadline else { throw error }
-                usleep(200_000)
+                guard clock.now < deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(200))
             }
         }
     }
 
     /// The tracked overlay's `emit-ack` stages in the order the backend recorded them.
-    func ackStages(_ trackingId: String) throws -> [String] {
-        try records("acks", "trackingId=\(trackingId)").compactMap { $0["stage"]?.stringValue }
+    func ackStages(_ trackingId: String) async throws -> [String] {
+        try await records("acks", "trackingId=\(trackingId)").compactMap { $0["stage"]?.stringValue }
     }
 }
 

@@ -30,21 +30,26 @@ final class NotifySocket: @unchecked Sendable {
     /// Waits until a received message contains `needle`; returns that message. With `since`,
     /// only messages from that index of `messages` on count (`messages.count` marks "from now").
     @discardableResult
-    func waitFor(_ needle: String, since mark: Int = 0, timeoutMs: Int = 10_000) throws -> String {
-        if let seen = messages.dropFirst(mark).first(where: { $0.contains(needle) }) { return seen }
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
-        while Date() < deadline {
-            var pollfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let remaining = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
-            guard poll(&pollfd, 1, remaining) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { continue }
-            let message = String(decoding: buffer[0..<count], as: UTF8.self)
-            messages.append(message)
-            if message.contains(needle) { return message }
+    func waitFor(_ needle: String, since mark: Int = 0, timeoutMs: Int = 10_000) async throws -> String {
+        func seen() -> String? { messages.dropFirst(mark).first { $0.contains(needle) } }
+        _ = try await eventually(timeoutMs: timeoutMs) {
+            receivePending()
+            return seen() != nil
         }
-        throw TestFailure("no notify message containing \(needle) within \(timeoutMs) ms; got \(messages)")
+        guard let message = seen() else {
+            throw TestFailure("no notify message containing \(needle) within \(timeoutMs) ms; got \(messages)")
+        }
+        return message
+    }
+
+    /// Appends the datagrams already waiting to `messages` (never blocks).
+    private func receivePending() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard count > 0 else { return }
+            messages.append(String(decoding: buffer[0..<count], as: UTF8.self))
+        }
     }
 }
 

@@ -14,32 +14,26 @@ final class ReferenceBackend: @unchecked Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts it and waits for its "backend listening on" line (bounded).
-    init(arguments: [String] = [], port: Int = 0) throws {
+    init(arguments: [String] = [], port: Int = 0) async throws {
         extraArguments = arguments
-        try start(port: port)
+        try await start(port: port)
     }
 
-    private func start(port requested: Int) throws {
+    private func start(port requested: Int) async throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-m", "tools.backend", "--port", String(requested), "--log-level", "warning"] + extraArguments
         process.currentDirectoryURL = BuiltProducts.packageRoot
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        let ready = DispatchSemaphore(value: 0)
         let collector = output
-        let signalled = Locked(false)
         pipe.fileHandleForReading.readabilityHandler = { handle in
             let chunk = handle.availableData
             collector.append(chunk)
-            if collector.text.contains("backend listening on"),
-               signalled.withLock({ seen in defer { seen = true }; return !seen }) {
-                ready.signal()
-            }
             if chunk.isEmpty { handle.readabilityHandler = nil }
         }
         try process.run()
-        guard ready.wait(timeout: .now() + 20) == .success else {
+        guard try await eventually(timeoutMs: 20_000, { collector.text.contains("backend listening on") }) else {
             process.terminate()
             throw TestFailure("reference backend did not start:\n\(output.text)")
         }
@@ -52,17 +46,15 @@ final class ReferenceBackend: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        // No wait (a deinit cannot suspend): Foundation reaps the child.
+        if process.isRunning { process.terminate() }
     }
 
-    /// Stops it (SIGTERM) and waits for the exit.
-    func stop() {
+    /// Stops it (SIGTERM) and waits (bounded) for the exit.
+    func stop() async throws {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        guard try await process.exited(withinMs: 10_000) else { throw TestFailure("reference backend did not exit within 10 s") }
     }
 
     var log: String { output.text }
@@ -75,7 +67,7 @@ final class ReferenceBackend: @unchecked Sendable {
     // MARK: Admin API
 
     @discardableResult
-    func admin(_ method: String, _ path: String, _ body: JSONValue? = nil) throws -> JSONValue {
+    func admin(_ method: String, _ path: String, _ body: JSONValue? = nil) async throws -> JSONValue {
         guard let url = URL(string: baseURL + path) else { throw TestFailure("bad admin path \(path)") }
         var request = URLRequest(url: url, timeoutInterval: 10)
         request.httpMethod = method
@@ -83,14 +75,12 @@ final class ReferenceBackend: @unchecked Sendable {
             request.httpBody = Data(body.serialized())
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let box = Locked<(data: Data?, status: Int, error: (any Error)?)>((nil, 0, nil))
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            box.withLock { $0 = (data, (response as? HTTPURLResponse)?.statusCode ?? 0, error) }
-            done.signal()
-        }.resume()
-        guard done.wait(timeout: .now() + 15) == .success else { throw TestFailure("admin \(path) timed out") }
-        let (data, status, error) = box.current
+        // Bounded by the request's timeout; the completion handler runs exactly once.
+        let (data, status, error) = await withCheckedContinuation { (done: CheckedContinuation<(Data?, Int, (any Error)?), Never>) in
+            URLSession.shared.dataTask(with: request) { data, response, error in
+                done.resume(returning: (data, (response as? HTTPURLResponse)?.statusCode ?? 0, error))
+            }.resume()
+        }
         if let error { throw TestFailure("admin \(path): \(error)") }
         guard (200..<300).contains(status), let data else {
             throw TestFailure("admin \(path): HTTP \(status) \(String(decoding: data ?? Data(), as: UTF8.self))")
@@ -101,34 +91,35 @@ final class ReferenceBackend: @unchecked Sendable {
     /// Emits an overlay to a room, built by the backend (`shape` wrapped or flat).
     @discardableResult
     func emitOverlay(room: String, _ overlay: JSONValue, trackingId: String? = nil, shape: String = "wrapped",
-                     event: String = "overlay") throws -> JSONValue {
-        try admin("POST", "/_admin/emit", ["event": .string(event), "room": .string(room), "overlay": overlay,
+                     event: String = "overlay") async throws -> JSONValue {
+        try await admin("POST", "/_admin/emit", ["event": .string(event), "room": .string(room), "overlay": overlay,
                                            "shape": .string(shape), "trackingId": JSONValue(trackingId)])
     }
 
     /// Emits a raw payload to a room.
     @discardableResult
-    func emit(room: String, event: String, _ payload: JSONValue) throws -> JSONValue {
-        try admin("POST", "/_admin/emit", ["event": .string(event), "room": .string(room), "payload": payload])
+    func emit(room: String, event: String, _ payload: JSONValue) async throws -> JSONValue {
+        try await admin("POST", "/_admin/emit", ["event": .string(event), "room": .string(room), "payload": payload])
     }
 
-    func fault(_ knobs: JSONValue) throws { try admin("POST", "/_admin/fault", knobs) }
+    func fault(_ knobs: JSONValue) async throws { try await admin("POST", "/_admin/fault", knobs) }
 
     /// Items of a recorded log (handshakes, acks, receive-messages, room-events, actions, rest-log).
-    func records(_ name: String, _ query: String = "") throws -> [JSONValue] {
-        try admin("GET", "/_admin/\(name)\(query.isEmpty ? "" : "?" + query)")["items"]?.arrayValue ?? []
+    func records(_ name: String, _ query: String = "") async throws -> [JSONValue] {
+        try await admin("GET", "/_admin/\(name)\(query.isEmpty ? "" : "?" + query)")["items"]?.arrayValue ?? []
     }
 
     /// Polls a recorded log until `predicate` holds (bounded); returns the items.
     @discardableResult
     func waitForRecords(_ name: String, _ query: String = "", timeoutMs: Int = 10_000,
-                        until predicate: ([JSONValue]) -> Bool) throws -> [JSONValue] {
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+                        until predicate: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(timeoutMs))
         while true {
-            let items = try records(name, query)
+            let items = try await records(name, query)
             if predicate(items) { return items }
-            guard Date() < deadline else { throw TestFailure("\(name) never matched; last: \(items)") }
-            usleep(50_000)
+            guard clock.now < deadline else { throw TestFailure("\(name) never matched; last: \(items)") }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 

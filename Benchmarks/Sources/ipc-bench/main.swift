@@ -34,7 +34,7 @@ func runCommand() async -> Int32 {
             #else
             FileHandle.standardError.write(Data("""
                 ipc-bench \(command) needs the daemon's internals: build with
-                  swift build -c release -Xswiftc -static-stdlib -Xswiftc -enable-testing -Xswiftc -DIPC_BENCH_TESTABLE --product ipc-bench
+                  swift build --package-path Benchmarks -c release -Xswiftc -static-stdlib -Xswiftc -enable-testing -Xswiftc -DIPC_BENCH_TESTABLE --product ipc-bench
                 (Benchmarks/ipc.sh does).
 
                 """.utf8))

@@ -1,4 +1,3 @@
-import CInteractiveShims
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import CInteractiveShims
+import CEpoll
 import Foundation
 import IPCProtocol
 import JSONValue
