@@ -44,9 +44,8 @@ let package = Package(
         .target(name: "CNetworkShims", dependencies: ["COpenSSL"]),
         // TCP connections, optionally under TLS, on the event loop; name resolution.
         .target(name: "Network", dependencies: ["Runtime", "COpenSSL", "CNetworkShims"]),
-        .target(name: "CSocketIOShims"),
         // WebSocket → Engine.IO → Socket.IO client over Network; no dependency on the daemon.
-        .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime", "COpenSSL", "CSocketIOShims"]),
+        .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime"]),
         // HTTP/1.1 client for the REST calls: a pure request/response machine and a client on the event loop.
         .target(name: "HTTP", dependencies: ["Runtime", "Network"]),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
@@ -69,7 +68,7 @@ let package = Package(
         .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
-        .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "ws-echo"], exclude: ["Peers"]),
+        .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "Runtime", "ws-echo"], exclude: ["Peers"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Runtime", "Network", "JSONValue"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Runs the real binaries: depends on them so `swift test` builds them.

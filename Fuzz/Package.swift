@@ -25,6 +25,8 @@ let package = Package(
         .executableTarget(name: "fuzz-engineio", dependencies: ["FuzzSupport", .product(name: "SocketIO", package: interactived)]),
         // Socket.IO packets and the binary attachment assembly.
         .executableTarget(name: "fuzz-socketio", dependencies: ["FuzzSupport", .product(name: "SocketIO", package: interactived)]),
+        // One Socket.IO connection (the WebSocket, Engine.IO and Socket.IO machines) fed a server's bytes.
+        .executableTarget(name: "fuzz-socketio-connection", dependencies: ["FuzzSupport", .product(name: "SocketIO", package: interactived)]),
         // HTTP/1.1 responses, in arbitrary chunks.
         .executableTarget(name: "fuzz-http-response", dependencies: ["FuzzSupport", .product(name: "HTTP", package: interactived)]),
         // The backend's overlay payloads, normalised.

@@ -1,82 +1,76 @@
 import Synchronization
 
-/// Flow control between the connection and the consumer of `SocketIOClient.events`: while more
-/// than `highCount` events or `highBytes` bytes of them wait unconsumed, the connection stops
-/// reading (TCP then slows the server down); it reads again once the backlog is down to
-/// `lowCount` and `lowBytes`. So a server that sends faster than the consumer works makes the
-/// client hold a bounded backlog instead of everything it sent.
-final class EventFlow: Sendable {
+/// What the consumer of `SocketIOClient.events` has taken out, on its way to the client's
+/// machine, which decides flow control (`SocketIOClientMachine.consumed`).
+///
+/// The consumer runs on any thread: it adds to a tally here, which the client drains before it
+/// hands out the next event. While reading is paused, the consumption that brings the backlog
+/// down to the machine's low-water mark also wakes the client on the loop (once, not per event).
+final class EventConsumption: Sendable {
     private struct State {
         var count = 0
         var bytes = 0
-        var paused = false
-        /// Pauses or resumes the current connection's reading.
-        var pause: (@Sendable (Bool) -> Void)?
+        /// While reading is paused: the tally at which the client must be woken.
+        var wakeAt: (count: Int, bytes: Int)?
+        var wakePending = false
     }
 
-    let highCount: Int
-    let highBytes: Int
-    let lowCount: Int
-    let lowBytes: Int
+    /// The client to wake (a weak reference, not a closure: a closure kept in a `Mutex` gains a
+    /// layer of reabstraction thunks at every `withLock`).
+    private struct Target {
+        weak var client: SocketIOClient?
+    }
+
     private let state = Mutex(State())
+    private let target = Mutex(Target())
 
-    init(highCount: Int = 256, highBytes: Int = 1 << 20, lowCount: Int = 64, lowBytes: Int = 256 << 10) {
-        self.highCount = highCount
-        self.highBytes = highBytes
-        self.lowCount = lowCount
-        self.lowBytes = lowBytes
+    /// Sets the client to wake.
+    func attach(_ client: SocketIOClient) {
+        target.withLock { $0.client = client }
     }
 
-    /// True while reading is paused.
-    var isPaused: Bool { state.withLock { $0.paused } }
-
-    /// The connection whose reading this controls from now on (nil: none); paused at once when
-    /// the backlog is still high.
-    func attach(_ pause: (@Sendable (Bool) -> Void)?) {
-        let pauseNow = state.withLock { state -> (@Sendable (Bool) -> Void)? in
-            state.pause = pause
-            return state.paused ? pause : nil
-        }
-        pauseNow?(true)
-    }
-
-    /// An event of `size` bytes was handed to the consumer's buffer.
-    func produced(size: Int) {
-        let pause = state.withLock { state -> (@Sendable (Bool) -> Void)? in
-            state.count += 1
-            state.bytes += size
-            guard !state.paused, state.count > highCount || state.bytes > highBytes else { return nil }
-            state.paused = true
-            return state.pause
-        }
-        pause?(true)
-    }
-
-    /// The consumer took an event of `size` bytes out of its buffer.
+    /// The consumer took an event of `size` bytes.
     func consumed(size: Int) {
-        let resume = state.withLock { state -> (@Sendable (Bool) -> Void)? in
-            state.count = max(0, state.count - 1)
-            state.bytes = max(0, state.bytes - size)
-            guard state.paused, state.count <= lowCount, state.bytes <= lowBytes else { return nil }
-            state.paused = false
-            return state.pause
+        let wakeNow = state.withLock { state -> Bool in
+            state.count += 1
+            state.bytes = state.bytes.addingReportingOverflow(max(0, size)).partialValue
+            guard let wakeAt = state.wakeAt, !state.wakePending, state.count >= wakeAt.count, state.bytes >= wakeAt.bytes else { return false }
+            state.wakePending = true
+            return true
         }
-        resume?(false)
+        if wakeNow { target.withLock { $0.client }?.scheduleConsumptionDrain() }
+    }
+
+    /// The tally since the last call, emptied.
+    func take() -> (count: Int, bytes: Int) {
+        state.withLock { state in
+            defer {
+                state.count = 0
+                state.bytes = 0
+                state.wakePending = false
+            }
+            return (state.count, state.bytes)
+        }
+    }
+
+    /// Wake the client once the tally (from now) reaches `threshold`; nil: never (reading runs).
+    func wake(at threshold: (count: Int, bytes: Int)?) {
+        state.withLock { $0.wakeAt = threshold }
     }
 }
 
 /// The server's events, in order, as `SocketIOClient.events` hands them out; taking one out
-/// tells the client's flow control that the consumer keeps up (see `EventFlow`).
+/// tells the client's flow control that the consumer keeps up.
 public struct SocketIOEventStream: AsyncSequence, Sendable {
     public typealias Element = SocketIOEvent
     public typealias Failure = Never
 
     let base: AsyncStream<(SocketIOEvent, Int)>
-    let flow: EventFlow
+    let consumption: EventConsumption
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<(SocketIOEvent, Int)>.Iterator
-        let flow: EventFlow
+        let consumption: EventConsumption
 
         public mutating func next() async -> SocketIOEvent? {
             await next(isolation: nil)
@@ -84,12 +78,12 @@ public struct SocketIOEventStream: AsyncSequence, Sendable {
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> SocketIOEvent? {
             guard let (event, size) = await base.next(isolation: actor) else { return nil }
-            flow.consumed(size: size)
+            consumption.consumed(size: size)
             return event
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), flow: flow)
+        AsyncIterator(base: base.makeAsyncIterator(), consumption: consumption)
     }
 }

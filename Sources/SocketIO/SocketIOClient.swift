@@ -1,257 +1,127 @@
 import JSONValue
+import Network
+import Runtime
 
 /// A Socket.IO client that keeps one connection to one namespace, reconnecting as its policy says.
 ///
+/// A thin shell on the process's event loop: every decision is `SocketIOClientMachine`'s; this
+/// actor feeds it bytes, timer firings and commands with the current time, and performs what it
+/// asks for on a `Network.Connection`.
+///
 /// Events and state changes come as asynchronous sequences, each meant for a single consumer.
 /// A slow consumer never loses an event: while its backlog of events is large, the client stops
-/// reading from the server (`EventFlow`), so memory stays bounded. Emits made while disconnected
-/// wait in a bounded buffer, or fail at once with `EmitPolicy.fail`.
+/// reading from the server, so memory stays bounded. Emits made while disconnected wait in a
+/// bounded buffer, or fail at once with `EmitPolicy.fail`.
 public actor SocketIOClient {
     /// Events sent by the server, in order (events that arrive before the CONNECT reply included).
     public nonisolated let events: SocketIOEventStream
     /// Connection state changes, starting after `idle`.
     public nonisolated let states: AsyncStream<SocketIOConnectionState>
 
-    private let configuration: SocketIOConfiguration
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
+    private let loop = EventLoop.shared
+    private var machine: SocketIOClientMachine
     private let credentials: @Sendable () async -> SocketIOCredentials
     private let log: @Sendable (SocketIOLogLevel, String) -> Void
     private let eventsContinuation: AsyncStream<(SocketIOEvent, Int)>.Continuation
-    private let flow = EventFlow()
     private let statesContinuation: AsyncStream<SocketIOConnectionState>.Continuation
-
-    private struct Outgoing {
-        var packet: SocketIOPacket
-        var attachments: [[UInt8]]
-    }
-
-    private struct PendingAck {
-        var continuation: CheckedContinuation<SocketIOPayload, any Error>
-        /// The connection the emit went out on; nil while it waits in the buffer.
-        var epoch: Int?
-        var timeout: AckTimeout?
-    }
-
-    private var session: SocketIOSession?
-    private var buffer: [Outgoing] = []
-    private var pendingAcks: [Int: PendingAck] = [:]
-    private var nextAckId = 0
-    private var epochCounter = 0
-    private var loopTask: Task<Void, Never>?
-    private var lastLoop: Task<Void, Never>?
-    private var loopCounter = 0
-    private var activeLoop = 0
-
-    /// The state last published on `states`.
-    public private(set) var state: SocketIOConnectionState = .idle
-    /// Emits dropped from the full offline buffer since the client was created.
-    public private(set) var droppedEmitCount = 0
+    private let consumption = EventConsumption()
+    /// The open connection, and the attempt that opens one.
+    private var connection: Connection?
+    private var opening: Task<Void, Never>?
+    private var timers: [SocketIOClientMachine.Timer: TimerID] = [:]
+    private var acks: [Int: CheckedContinuation<SocketIOPayload, any Error>] = [:]
+    /// Callers of `disconnect` and `reconnectNow` waiting for the close handshake.
+    private var closingWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// - Parameters:
     ///   - credentials: called before every connection attempt, so new headers, auth or query
     ///     (e.g. after a login) apply to the next connection.
-    ///   - log: the only callback; called from any thread.
+    ///   - log: the only callback; called on the event loop.
     public init(
         configuration: SocketIOConfiguration,
         credentials: @escaping @Sendable () async -> SocketIOCredentials,
         log: @escaping @Sendable (SocketIOLogLevel, String) -> Void = { _, _ in }
     ) {
-        self.configuration = configuration
+        var seed = SystemRandomNumberGenerator()
+        machine = SocketIOClientMachine(configuration: configuration, seed: seed.next())
         self.credentials = credentials
         self.log = log
         let (eventStream, eventsContinuation) = AsyncStream<(SocketIOEvent, Int)>.makeStream(bufferingPolicy: .unbounded)
         self.eventsContinuation = eventsContinuation
-        events = SocketIOEventStream(base: eventStream, flow: flow)
+        events = SocketIOEventStream(base: eventStream, consumption: consumption)
         (states, statesContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        consumption.attach(self)
+    }
+
+    /// From any thread: takes the consumer's tally into the machine, on the loop.
+    nonisolated func scheduleConsumptionDrain() {
+        loop.execute { [weak self] in self?.assumeIsolated { $0.drainConsumption() } }
     }
 
     deinit {
-        loopTask?.cancel()
-        session?.close()
+        opening?.cancel()
+        for timer in timers.values { loop.cancel(timer) }
+        if let connection { loop.execute { connection.abort(.cancelled) } }
         eventsContinuation.finish()
         statesContinuation.finish()
-        for pending in pendingAcks.values {
-            pending.timeout?.disarm()
-            pending.continuation.resume(throwing: SocketIOError.disconnectedByClient)
-        }
+        for continuation in acks.values { continuation.resume(throwing: SocketIOError.disconnectedByClient) }
+        for waiter in closingWaiters { waiter.resume() }
     }
 
-    /// The I/O thread, as a task executor. A task that consumes `events` and does little work per
-    /// event can prefer it (`Task(executorPreference: client.ioExecutor) { for await e in
-    /// client.events { ... } }`) to get each event on the thread that decoded it, without a thread
-    /// switch; it then also slows the reader down to its own pace. Anything slow or blocking in such
-    /// a task delays all I/O.
-    public nonisolated var ioExecutor: any TaskExecutor { Reactor.shared }
+    /// The event loop, as a task executor: a task that consumes `events` can prefer it to get
+    /// each event on the thread that decoded it. Anything slow or blocking there delays all I/O.
+    public nonisolated var ioExecutor: any TaskExecutor { EventLoop.shared }
 
     /// The connection's socket id while connected.
-    public var socketId: String? { session?.socketId }
+    public var socketId: String? { machine.socketId }
 
     /// Whether the namespace is connected now.
-    public var isConnected: Bool { session != nil }
+    public var isConnected: Bool { machine.isConnected }
+
+    /// The state last published on `states`.
+    public var state: SocketIOConnectionState { machine.state }
+
+    /// Emits dropped from the full offline buffer since the client was created.
+    public var droppedEmitCount: Int { machine.droppedEmitCount }
 
     /// Whether the connection loop runs (connecting, connected or waiting to retry).
-    var isRunning: Bool { loopTask != nil }
+    var isRunning: Bool { machine.isRunning }
 
     /// Acknowledgements still awaited.
-    var pendingAckCount: Int { pendingAcks.count }
+    var pendingAckCount: Int { machine.pendingAckCount }
 
     // MARK: Lifecycle
 
     /// Starts connecting, and reconnecting after losses. Does nothing when already started.
     public func connect() {
-        guard loopTask == nil else { return }
-        startLoop()
+        perform(machine.connect(now: .now))
     }
 
     /// Leaves the namespace, closes the connection and stops reconnecting. Acks still awaited
     /// fail with `.disconnectedByClient`; buffered emits stay for the next `connect()`.
     public func disconnect() async {
-        await stopLoop()
-        failAcks(where: { $0.epoch != nil }, with: .disconnectedByClient)
-        publish(.disconnected(.disconnectedByClient))
+        perform(machine.disconnect(now: .now))
+        await closeHandshakeDone()
     }
 
-    /// Drops the current connection (if any) and connects again at once, with fresh credentials
-    /// and a fresh backoff. Also restarts a client that was refused or disconnected.
+    /// Drops the current connection (if any, after its close handshake) and connects again at
+    /// once, with fresh credentials and a fresh backoff. Also restarts a client that was refused
+    /// or disconnected.
     public func reconnectNow() async {
-        await stopLoop()
-        startLoop()
+        perform(machine.reconnectNow(now: .now))
+        await closeHandshakeDone()
     }
 
-    private func startLoop() {
-        loopCounter += 1
-        let id = loopCounter
-        activeLoop = id
-        let previous = lastLoop
-        let task = Task {
-            await previous?.value
-            await self.connectionLoop(id: id)
-        }
-        loopTask = task
-        lastLoop = task
-    }
-
-    /// Ends the running loop: a connected session is closed with the close handshake, anything
-    /// else is cancelled. Returns when the loop has finished, so no two connections overlap.
-    private func stopLoop() async {
-        guard let task = loopTask else { return }
-        loopTask = nil
-        activeLoop = 0
-        if let session {
-            session.close()
-        } else {
-            task.cancel()
-        }
-        await task.value
-    }
-
-    private func loopEnded(id: Int) {
-        if activeLoop == id {
-            activeLoop = 0
-            loopTask = nil
-        }
-    }
-
-    private func connectionLoop(id: Int) async {
-        var backoff = ReconnectBackoff<ContinuousClock.Instant>(policy: configuration.reconnect)
-        var random = SystemRandomNumberGenerator()
-        var attempt = 0
-        while activeLoop == id && !Task.isCancelled {
-            attempt += 1
-            publish(.connecting(attempt: attempt))
-            let credentials = await self.credentials()
-            guard activeLoop == id, !Task.isCancelled else { break }
-            epochCounter += 1
-            let epoch = epochCounter
-            let failure: SocketIOError
-            do {
-                let configuration = self.configuration
-                let log = self.log
-                let (session, early) = try await withTimeout(configuration.connectTimeout, "connecting to \(configuration.url)") {
-                    try await SocketIOSession.open(configuration: configuration, credentials: credentials, epoch: epoch, log: log)
-                }
-                guard activeLoop == id, !Task.isCancelled else {
-                    session.close()
-                    break
-                }
-                backoff.connected(at: .now)
-                attempt = 0
-                self.session = session
-                // State changes are published; their owner logs them as it sees fit (debug here).
-                log(.debug, "connected to \(configuration.url) as \(session.socketId)")
-                publish(.connected(socketId: session.socketId))
-                for incoming in early { handle(incoming, epoch: epoch) }
-                flushBuffer(into: session)
-                let events = eventsContinuation
-                let flow = self.flow
-                flow.attach { [weak session] paused in session?.setReceivingPaused(paused) }
-                let reason = await session.run(
-                    onEvent: { event, size in
-                        events.yield((event, size))
-                        flow.produced(size: size)
-                    },
-                    onAck: { [weak self] id, payload in await self?.resolveAck(id: id, payload: payload, epoch: epoch) })
-                self.session = nil
-                flow.attach(nil)
-                backoff.disconnected(at: .now)
-                failAcks(where: { $0.epoch == epoch }, with: .connectionLost("the connection ended before the ack: \(reason)"))
-                guard activeLoop == id, !Task.isCancelled else { break }
-                if reason == .disconnectedByServer {
-                    log(.info, "the server disconnected the client")
-                    publish(.disconnected(.disconnectedByServer))
-                    loopEnded(id: id)
-                    return
-                }
-                failure = reason
-            } catch let error as SocketIOError {
-                switch error {
-                case .connectionRefused:
-                    log(.debug, "\(error)")
-                    publish(.refused(error))
-                    loopEnded(id: id)
-                    return
-                case .invalidURL:
-                    log(.error, "\(error)")
-                    publish(.disconnected(error))
-                    loopEnded(id: id)
-                    return
-                default:
-                    failure = error
-                }
-            } catch {
-                guard !(error is CancellationError) else { break }
-                failure = .connectionLost("\(error)")
+    private func closeHandshakeDone() async {
+        // Checked inside the continuation: the handshake may have ended before it runs.
+        await withCheckedContinuation { continuation in
+            if machine.isClosing {
+                closingWaiters.append(continuation)
+            } else {
+                continuation.resume()
             }
-            guard activeLoop == id, !Task.isCancelled else { break }
-            guard configuration.reconnect.enabled else {
-                log(.warning, "connection ended: \(failure); reconnection is disabled")
-                publish(.disconnected(failure))
-                loopEnded(id: id)
-                return
-            }
-            let delay = backoff.nextDelay(using: &random)
-            log(.debug, "connection failed: \(failure); attempt \(attempt + 1) in \(delay.milliseconds) ms")
-            publish(.reconnecting(attempt: attempt + 1, retryIn: delay, error: failure))
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                break
-            }
-        }
-        loopEnded(id: id)
-    }
-
-    private func publish(_ newState: SocketIOConnectionState) {
-        state = newState
-        statesContinuation.yield(newState)
-    }
-
-    private func handle(_ incoming: SocketIOSession.Incoming, epoch: Int) {
-        switch incoming {
-        case .event(let event):
-            // Early events (before the CONNECT reply) are few and small (`EarlyPackets`).
-            eventsContinuation.yield((event, 0))
-            flow.produced(size: 0)
-        case .ack(let id, let payload): resolveAck(id: id, payload: payload, epoch: epoch)
         }
     }
 
@@ -263,7 +133,7 @@ public actor SocketIOClient {
     public func emit(
         _ event: String, _ args: [JSONValue], attachments: [[UInt8]] = [], whenDisconnected policy: EmitPolicy = .buffer
     ) throws {
-        try submit(eventPacket(event, args, attachments: attachments, id: nil), policy: policy)
+        perform(try machine.emit(event, args, attachments: attachments, policy: policy, now: .now))
     }
 
     /// Sends an event and waits for the server's acknowledgement, for at most `timeout` (counted
@@ -274,125 +144,152 @@ public actor SocketIOClient {
         _ event: String, _ args: [JSONValue], attachments: [[UInt8]] = [], timeout: Duration,
         whenDisconnected policy: EmitPolicy = .buffer
     ) async throws -> SocketIOPayload {
-        let id = nextAckId
-        nextAckId = nextAckId >= Int(Int32.max) ? 0 : nextAckId + 1
-        let outgoing = eventPacket(event, args, attachments: attachments, id: id)
+        try Task.checkCancellation()
+        let id = machine.reserveAckId()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SocketIOPayload, any Error>) in
-                pendingAcks[id] = PendingAck(continuation: continuation, epoch: nil, timeout: nil)
                 do {
-                    try submit(outgoing, policy: policy)
+                    let actions = try machine.emitWithAck(
+                        id: id, event, args, attachments: attachments, timeout: timeout, policy: policy, now: .now)
+                    acks[id] = continuation
+                    perform(actions)
                 } catch {
-                    pendingAcks.removeValue(forKey: id)?.continuation.resume(throwing: error)
-                    return
-                }
-                guard pendingAcks[id] != nil else { return }
-                let timer = AckTimeout()
-                pendingAcks[id]?.timeout = timer
-                Reactor.shared.schedule(after: timeout) { [weak self] in
-                    guard timer.isArmed, let self else { return }
-                    Task(executorPreference: Reactor.shared) {
-                        await self.failAck(id: id, with: .timeout("no ack for \(event) within \(timeout.milliseconds) ms"))
-                    }
+                    continuation.resume(throwing: error)
                 }
             }
         } onCancel: {
-            Task { await self.failAck(id: id, with: nil) }
+            // Runs on the cancelling thread; the ack is forgotten on the loop, after the emit.
+            loop.execute { [weak self] in self?.assumeIsolated { $0.cancelAck(id: id) } }
         }
     }
 
     /// Answers a server event that asked for an acknowledgement. Throws `.notConnected` when the
     /// event's connection is gone (the server forgot the ack id with it).
     public func ack(_ token: SocketIOAckToken, _ args: [JSONValue], attachments: [[UInt8]] = []) throws {
-        guard let session, session.epoch == token.epoch else { throw SocketIOError.notConnected }
-        var packet = SocketIOPacket(type: attachments.isEmpty ? .ack : .binaryAck, namespace: session.namespace, id: token.id, data: .array(args))
-        packet.attachmentCount = attachments.count
-        try session.send(packet, attachments: attachments)
+        perform(try machine.ack(token, args, attachments: attachments))
     }
 
-    private func eventPacket(_ event: String, _ args: [JSONValue], attachments: [[UInt8]], id: Int?) -> Outgoing {
-        var packet = SocketIOPacket(
-            type: attachments.isEmpty ? .event : .binaryEvent, namespace: configuration.namespace.isEmpty ? "/" : configuration.namespace,
-            id: id, data: .array([.string(event)] + args))
-        packet.attachmentCount = attachments.count
-        return Outgoing(packet: packet, attachments: attachments)
+    private func cancelAck(id: Int) {
+        perform(machine.cancelAck(id: id))
+        acks.removeValue(forKey: id)?.resume(throwing: CancellationError())
     }
 
-    private func submit(_ outgoing: Outgoing, policy: EmitPolicy) throws {
-        if let session {
-            do {
-                try session.send(outgoing.packet, attachments: outgoing.attachments)
-                if let id = outgoing.packet.id { pendingAcks[id]?.epoch = session.epoch }
-                return
-            } catch SocketIOError.connectionLost {
-                // The connection is going down: treat the emit as made while disconnected.
-            }
-        }
-        guard policy == .buffer else { throw SocketIOError.notConnected }
-        buffer.append(outgoing)
-        while buffer.count > max(0, configuration.emitBufferLimit) {
-            let dropped = buffer.removeFirst()
-            droppedEmitCount += 1
-            log(.warning, "offline buffer full: dropped an emit (\(droppedEmitCount) so far)")
-            if let id = dropped.packet.id { failAck(id: id, with: .emitDropped) }
+    // MARK: Inputs from the loop
+
+    private func drainConsumption() {
+        let (count, bytes) = consumption.take()
+        guard count > 0 else { return }
+        perform(machine.consumed(count: count, bytes: bytes))
+        if machine.isReadingPaused { consumption.wake(at: machine.consumptionToResume) }
+    }
+
+    private func handle(_ event: Connection.Event, from source: Connection) {
+        guard source === connection else { return }
+        switch event {
+        case .received(let bytes):
+            drainConsumption()
+            perform(machine.received(bytes, now: .now))
+        case .drained:
+            return
+        case .closed(let error):
+            connection = nil
+            perform(machine.transportEnded(error.map(SocketIOError.init), now: .now))
         }
     }
 
-    private func flushBuffer(into session: SocketIOSession) {
-        while !buffer.isEmpty {
-            let outgoing = buffer[0]
-            do {
-                try session.send(outgoing.packet, attachments: outgoing.attachments)
-            } catch SocketIOError.connectionLost {
-                return
-            } catch {
-                log(.error, "dropped a buffered emit: \(error)")
-                if let id = outgoing.packet.id { failAck(id: id, with: error as? SocketIOError ?? .connectionLost("\(error)")) }
-                buffer.removeFirst()
-                continue
-            }
-            buffer.removeFirst()
-            if let id = outgoing.packet.id { pendingAcks[id]?.epoch = session.epoch }
+    private func timerFired(_ timer: SocketIOClientMachine.Timer) {
+        timers.removeValue(forKey: timer)
+        perform(machine.timerFired(timer, now: .now))
+    }
+
+    /// An attempt: reads the credentials, opens TCP (and TLS), and reports to the machine.
+    private func open(epoch: Int, endpoint: Endpoint) {
+        // Unstructured: the attempt runs while the actor goes on serving emits, acks and timers;
+        // it is the client's one task, kept in `opening` and cancelled by `abortTransport`.
+        opening = Task { await self.attempt(epoch: epoch, endpoint: endpoint) }
+    }
+
+    private func attempt(epoch: Int, endpoint: Endpoint) async {
+        let current = await credentials()
+        let configuration = machine.configuration
+        guard machine.openingEpoch == epoch, !Task.isCancelled else { return }
+        do {
+            let opened = try await ServerConnection.open(endpoint, tls: configuration.tls, timeout: configuration.connectTimeout, log: log)
+            self.opened(opened, epoch: epoch, credentials: current)
+        } catch {
+            openFailed(epoch: epoch, error: error)
         }
     }
 
-    // MARK: Acknowledgements
-
-    private func resolveAck(id: Int, payload: SocketIOPayload, epoch: Int) {
-        guard let pending = pendingAcks[id], pending.epoch == epoch else {
-            log(.debug, "ignored an ack for unknown id \(id)")
+    private func opened(_ opened: Connection, epoch: Int, credentials: SocketIOCredentials) {
+        opening = nil
+        guard machine.openingEpoch == epoch else {
+            opened.abort(.cancelled)
             return
         }
-        pendingAcks.removeValue(forKey: id)
-        pending.timeout?.disarm()
-        pending.continuation.resume(returning: payload)
+        connection = opened
+        drainConsumption()  // a backlog consumed while disconnected must not pause the new connection
+        let actions = machine.transportOpened(epoch: epoch, credentials: credentials, now: .now)
+        // Started after the machine knows the connection (an end reported at once must reach it),
+        // before its actions (the connection writes only once started).
+        opened.start { [weak self, weak opened] event in
+            guard let self, let opened else { return }
+            self.assumeIsolated { $0.handle(event, from: opened) }
+        }
+        perform(actions)
     }
 
-    /// Removes a pending ack (and its buffered emit); `error` nil means cancelled.
-    private func failAck(id: Int, with error: SocketIOError?) {
-        guard let pending = pendingAcks.removeValue(forKey: id) else { return }
-        pending.timeout?.disarm()
-        buffer.removeAll { $0.packet.id == id }
-        if let error {
-            pending.continuation.resume(throwing: error)
-        } else {
-            pending.continuation.resume(throwing: CancellationError())
+    private func openFailed(epoch: Int, error: SocketIOError) {
+        opening = nil
+        perform(machine.transportFailed(epoch: epoch, error: error, now: .now))
+    }
+
+    // MARK: Actions
+
+    private func perform(_ actions: [SocketIOClientMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .openTransport(let epoch, let endpoint):
+                open(epoch: epoch, endpoint: endpoint)
+            case .write(let bytes):
+                connection?.write(bytes)
+            case .closeTransport:
+                // Forgotten first: what the connection still reports is not for the machine.
+                let closing = connection
+                connection = nil
+                closing?.close()
+            case .abortTransport:
+                opening?.cancel()
+                opening = nil
+                let aborted = connection
+                connection = nil
+                aborted?.abort(.cancelled)
+            case .setReading(let on):
+                consumption.wake(at: machine.consumptionToResume)
+                connection?.setReading(on)
+            case .deliver(let event, let size):
+                eventsContinuation.yield((event, size))
+            case .resolveAck(let id, let payload):
+                acks.removeValue(forKey: id)?.resume(returning: payload)
+            case .failAck(let id, let error):
+                acks.removeValue(forKey: id)?.resume(throwing: error)
+            case .publish(let state):
+                statesContinuation.yield(state)
+            case .schedule(let timer, let deadline):
+                if let previous = timers[timer] { loop.cancel(previous) }
+                timers[timer] = loop.schedule(at: deadline) { [weak self] in
+                    self?.assumeIsolated { $0.timerFired(timer) }
+                }
+            case .cancel(let timer):
+                if let previous = timers.removeValue(forKey: timer) { loop.cancel(previous) }
+            case .log(let level, let message):
+                log(level, message)
+            }
+        }
+        if !machine.isClosing && !closingWaiters.isEmpty {
+            let waiters = closingWaiters
+            closingWaiters = []
+            for waiter in waiters { waiter.resume() }
         }
     }
-
-    private func failAcks(where predicate: (PendingAck) -> Bool, with error: SocketIOError) {
-        for (id, pending) in pendingAcks where predicate(pending) {
-            failAck(id: id, with: error)
-        }
-    }
-}
-
-/// The timeout of one pending ack, run by a reactor timer: settling the ack first disarms it, so
-/// an ack that arrives in time wakes nothing and leaves no sleeping task behind.
-private final class AckTimeout: Sendable {
-    private let disarmed = Locked(false)
-
-    var isArmed: Bool { !disarmed.withLock { $0 } }
-
-    func disarm() { disarmed.withLock { $0 = true } }
 }

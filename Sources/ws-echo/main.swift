@@ -35,7 +35,7 @@ var echoed = 0
 while true {
     do {
         let message = try await socket.receive()
-        try socket.send(message)
+        try await socket.send(message)
         echoed += 1
     } catch SocketIOError.closedByPeer(let code, let reason) {
         print("ws-echo: echoed \(echoed) messages; closed by the server with code \(code.map(String.init) ?? "none")\(reason.isEmpty ? "" : " (\(reason))")")

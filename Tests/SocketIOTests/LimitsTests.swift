@@ -1,5 +1,4 @@
 import JSONValue
-import Synchronization
 import Testing
 @testable import SocketIO
 
@@ -17,7 +16,7 @@ import Testing
 
     @Test func packetsBeforeTheConnectReplyAreBounded() {
         var early = EarlyPackets()
-        let event = SocketIOSession.Incoming.event(SocketIOEvent(name: "overlay", args: [], attachments: [], ackToken: nil))
+        let event = SocketIOConnectionMachine.Incoming.event(SocketIOEvent(name: "overlay", args: [], attachments: [], ackToken: nil))
         for _ in 0..<(EarlyPackets.maxCount + 10) { early.keep(event, size: 10) }
         #expect(early.kept.count == EarlyPackets.maxCount)
         #expect(early.dropped == 10)
@@ -26,50 +25,5 @@ import Testing
         large.keep(event, size: 1)
         #expect(large.kept.count == 1)
         #expect(large.dropped == 1)
-    }
-}
-
-/// Flow control between the connection and the consumer of `events`.
-@Suite struct EventFlowTests {
-    private final class Recorder: Sendable {
-        let calls = Mutex<[Bool]>([])
-        func record(_ paused: Bool) { calls.withLock { $0.append(paused) } }
-        var all: [Bool] { calls.withLock { $0 } }
-    }
-
-    @Test func readingPausesWhileTheConsumerIsBehindAndResumesWhenItCatchesUp() {
-        let flow = EventFlow(highCount: 3, highBytes: 1_000, lowCount: 1, lowBytes: 500)
-        let recorder = Recorder()
-        flow.attach { recorder.record($0) }
-        for _ in 0..<4 { flow.produced(size: 10) }
-        #expect(recorder.all == [true])
-        #expect(flow.isPaused)
-        flow.produced(size: 10)
-        flow.consumed(size: 10)
-        flow.consumed(size: 10)
-        flow.consumed(size: 10)
-        #expect(recorder.all == [true], "still above the low-water mark")
-        flow.consumed(size: 10)
-        #expect(recorder.all == [true, false])
-        #expect(!flow.isPaused)
-    }
-
-    @Test func bytesCountToo() {
-        let flow = EventFlow(highCount: 100, highBytes: 1_000, lowCount: 50, lowBytes: 500)
-        let recorder = Recorder()
-        flow.attach { recorder.record($0) }
-        flow.produced(size: 1_001)
-        #expect(recorder.all == [true])
-        flow.consumed(size: 1_001)
-        #expect(recorder.all == [true, false])
-    }
-
-    @Test func aNewConnectionIsPausedAtOnceWhenTheBacklogIsStillHigh() {
-        let flow = EventFlow(highCount: 1, highBytes: 1_000, lowCount: 0, lowBytes: 0)
-        flow.produced(size: 1)
-        flow.produced(size: 1)
-        let recorder = Recorder()
-        flow.attach { recorder.record($0) }
-        #expect(recorder.all == [true])
     }
 }

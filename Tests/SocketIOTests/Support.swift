@@ -1,5 +1,5 @@
 import Foundation
-import XCTest
+import Synchronization
 @testable import SocketIO
 
 /// Errors of the test harness itself.
@@ -185,15 +185,16 @@ struct ClientHarness {
     }
 }
 
-/// A deterministic random source (SplitMix64) for backoff tests.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+/// A value shared between a test and the closures it hands out.
+final class Locked<State: Sendable>: Sendable {
+    private let mutex: Mutex<State>
+
+    init(_ state: State) {
+        mutex = Mutex(state)
+    }
+
+    func withLock<R: Sendable>(_ body: (inout State) -> R) -> R {
+        mutex.withLock { body(&$0) }
     }
 }
 

@@ -1,88 +1,96 @@
 import Foundation
 import JSONValue
-import XCTest
+import Runtime
+import Testing
 @testable import SocketIO
 
 /// TLS verification against peers using a throw-away CA made with the openssl CLI.
-final class TLSTests: XCTestCase {
-    var directory: URL!
-    var peer: PeerProcess!
+@Suite(.serialized) struct TLSTests {
+    /// A directory with a CA and a certificate for "localhost" signed by it.
+    final class Certificates: Sendable {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sio-tls-\(UUID().uuidString)")
+        var caFile: String { directory.appendingPathComponent("ca.pem").path }
+        var serverArguments: [String] {
+            ["--cert", directory.appendingPathComponent("server.pem").path, "--key", directory.appendingPathComponent("server.key").path]
+        }
 
-    func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError("openssl \(arguments.joined(separator: " ")) failed: \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        init() throws {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+            try run(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=SIO Test CA"])
+            try run(["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"])
+            try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n".write(to: directory.appendingPathComponent("ext.cnf"), atomically: true, encoding: .utf8)
+            try run(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                     "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"])
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        private func run(_ arguments: [String]) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["openssl"] + arguments
+            process.currentDirectoryURL = directory
+            process.standardOutput = FileHandle.nullDevice
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw HarnessError("openssl \(arguments.joined(separator: " ")) failed: \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+            }
         }
     }
 
-    var caFile: String { directory.appendingPathComponent("ca.pem").path }
-
-    override func setUp() async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sio-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try run(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=SIO Test CA"])
-        try run(["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"])
-        try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n".write(to: directory.appendingPathComponent("ext.cnf"), atomically: true, encoding: .utf8)
-        try run(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                 "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"])
-    }
-
-    override func tearDown() async throws {
-        peer?.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    func startWebSocketPeer() async throws {
-        peer = try await PeerProcess.start("ws_peer.py", [
-            "--cert", directory.appendingPathComponent("server.pem").path,
-            "--key", directory.appendingPathComponent("server.key").path,
-        ])
-    }
-
-    func assertRefused(_ url: String, tls: TLSOptions, containing detail: String) async {
+    func expectRefused(_ url: String, tls: TLSOptions, containing detail: String) async {
         do {
             let socket = try await WebSocket.connect(url: url, tls: tls, timeout: .seconds(5))
-            socket.close()
-            XCTFail("\(url) was accepted")
+            await socket.close()
+            Issue.record("\(url) was accepted")
         } catch let error as SocketIOError {
-            guard case .tlsVerificationFailed(let reason) = error else { return XCTFail("unexpected \(error)") }
-            XCTAssertTrue(reason.contains(detail), reason)
+            guard case .tlsVerificationFailed(let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(reason.contains(detail), "\(reason)")
         } catch {
-            XCTFail("unexpected \(error)")
+            Issue.record("unexpected \(error)")
         }
     }
 
-    func testDefaultVerificationRefusesAnUnknownCA() async throws {
-        try await startWebSocketPeer()
-        await assertRefused("wss://localhost:\(peer.port)/headers", tls: TLSOptions(), containing: "local issuer")
+    @Test func defaultVerificationRefusesAnUnknownCA() async throws {
+        let certificates = try Certificates()
+        let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
+        defer { peer.stop() }
+        await expectRefused("wss://localhost:\(peer.port)/headers", tls: TLSOptions(), containing: "local issuer")
     }
 
-    func testCAFileIsAccepted() async throws {
-        try await startWebSocketPeer()
-        let socket = try await WebSocket.connect(url: "wss://localhost:\(peer.port)/headers", tls: TLSOptions(caFile: caFile), timeout: .seconds(5))
+    @Test func caFileIsAccepted() async throws {
+        let certificates = try Certificates()
+        let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
+        defer { peer.stop() }
+        let socket = try await WebSocket.connect(url: "wss://localhost:\(peer.port)/headers", tls: TLSOptions(caFile: certificates.caFile), timeout: .seconds(5))
         let message = try await withTimeout(.seconds(5), "receive") { try await socket.receive() }
-        guard case .text(let text) = message else { return XCTFail("not text") }
-        XCTAssertEqual(try JSONValue.parse(text)["host"], .string("localhost:\(peer.port)"))
-        socket.close()
+        guard case .text(let text) = message else {
+            Issue.record("not text")
+            return
+        }
+        #expect(try JSONValue.parse(text)["host"] == .string("localhost:\(peer.port)"))
+        await socket.close()
         _ = try await peer.line(prefix: "RESULT headers 1000")
     }
 
-    func testWrongHostNameIsRefused() async throws {
-        try await startWebSocketPeer()
-        await assertRefused("wss://127.0.0.1:\(peer.port)/headers", tls: TLSOptions(caFile: caFile), containing: "mismatch")
+    @Test func wrongHostNameIsRefused() async throws {
+        let certificates = try Certificates()
+        let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
+        defer { peer.stop() }
+        await expectRefused("wss://127.0.0.1:\(peer.port)/headers", tls: TLSOptions(caFile: certificates.caFile), containing: "mismatch")
     }
 
-    func testInsecureSkipsVerificationAndWarns() async throws {
-        try await startWebSocketPeer()
+    @Test func insecureSkipsVerificationAndWarns() async throws {
+        let certificates = try Certificates()
+        let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
+        defer { peer.stop() }
         let warnings = Recorder<String>()
         let socket = try await WebSocket.connect(
             url: "wss://127.0.0.1:\(peer.port)/headers", tls: TLSOptions(insecure: true), timeout: .seconds(5)
@@ -90,32 +98,32 @@ final class TLSTests: XCTestCase {
             if level == .warning { Task { await warnings.append(message) } }
         }
         _ = try await withTimeout(.seconds(5), "receive") { try await socket.receive() }
-        socket.close()
+        await socket.close()
         let warning = try await warnings.next(timeout: .seconds(2)) { _ in true }
-        XCTAssertTrue(warning.contains("insecure"), warning)
+        #expect(warning.contains("insecure"), "\(warning)")
     }
 
-    func testMissingCAFileIsATLSError() async throws {
-        try await startWebSocketPeer()
-        do {
+    @Test func missingCAFileIsATLSError() async throws {
+        let certificates = try Certificates()
+        let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
+        defer { peer.stop() }
+        await #expect {
             _ = try await WebSocket.connect(url: "wss://localhost:\(peer.port)/headers", tls: TLSOptions(caFile: "/nonexistent/ca.pem"), timeout: .seconds(5))
-            XCTFail("accepted")
-        } catch let error as SocketIOError {
-            guard case .tlsFailed(let reason) = error else { return XCTFail("unexpected \(error)") }
-            XCTAssertTrue(reason.contains("/nonexistent/ca.pem"), reason)
+        } throws: { error in
+            guard case .tlsFailed(let reason) = error as? SocketIOError else { return false }
+            return reason.contains("/nonexistent/ca.pem")
         }
     }
 
-    func testSocketIOOverTLS() async throws {
-        peer = try await PeerProcess.start("sio_server.py", [
-            "--cert", directory.appendingPathComponent("server.pem").path,
-            "--key", directory.appendingPathComponent("server.key").path,
-        ])
-        let harness = ClientHarness(SocketIOConfiguration(url: "https://localhost:\(peer.port)", tls: TLSOptions(caFile: caFile)))
+    @Test func socketIOOverTLS() async throws {
+        let certificates = try Certificates()
+        let peer = try await PeerProcess.start("sio_server.py", certificates.serverArguments)
+        defer { peer.stop() }
+        let harness = ClientHarness(SocketIOConfiguration(url: "https://localhost:\(peer.port)", tls: TLSOptions(caFile: certificates.caFile)))
         await harness.client.connect()
         _ = try await harness.connected()
         let reply = try await harness.client.emitWithAck("echo", ["secure"], timeout: .seconds(5))
-        XCTAssertEqual(reply.args, ["secure"])
+        #expect(reply.args == ["secure"])
         await harness.client.disconnect()
     }
 }

@@ -6,7 +6,7 @@ import SocketIO
 /// a seeded generator) decides when it retries, and `AckOutbox` (TrackingService's queue and
 /// lane limit) decides which `emit-ack`s go out after the reconnect.
 ///
-/// The loops around them are restated here, event by event: `SocketIOClient.connectionLoop`
+/// The loops around them are restated here, event by event: `SocketIOClientMachine` (`retryOrStop`, `connected`)
 /// (a lost connection or a failed attempt → `nextDelay` → the next attempt; a connection →
 /// `connected(at:)`), and `TrackingService.setTransport`/`runLane` (a connection resets the
 /// lanes and claims up to `AckOutbox.maxLanes`; each lane sends its session's next ack when the
@@ -96,7 +96,7 @@ public struct FleetSimulation {
         }
     }
 
-    /// `SocketIOClient.connectionLoop` after a lost connection or a failed attempt.
+    /// `SocketIOClientMachine` (`retryOrStop`, `connected`) after a lost connection or a failed attempt.
     private mutating func scheduleRetry(_ device: Int, after now: Int64) {
         let delay = backoffs[device].nextDelay(using: &random)
         queue.schedule(.attempt, device: device, at: now + SimulatedInstant.wholeMilliseconds(delay))
