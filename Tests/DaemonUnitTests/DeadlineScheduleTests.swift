@@ -6,19 +6,26 @@ import Testing
 
     private func at(_ seconds: Int) -> ContinuousClock.Instant { start + .seconds(seconds) }
 
-    /// A timer that never fires by itself (the test plays the clock).
-    private func idleTimer() -> Task<Void, Never> { Task { try? await Task.sleep(for: .seconds(3600)) } }
-
     @Test func onlyAnEarlierDeadlineAsksForANewTimer() {
         var schedule = DeadlineSchedule<String>()
         #expect(schedule.set("a", at: at(20)) == at(20))
-        let first = idleTimer()
-        schedule.armed(first, at: at(20))
+        let first = schedule.armed(at: at(20))
+        #expect(schedule.isCurrent(first))
         #expect(schedule.set("b", at: at(25)) == nil)
         #expect(schedule.set("c", at: at(20)) == nil)
         #expect(schedule.set("d", at: at(10)) == at(10))
-        schedule.armed(idleTimer(), at: at(10))
-        #expect(first.isCancelled)
+        let second = schedule.armed(at: at(10))
+        // The replaced timer still wakes at 20 s: it must do nothing.
+        #expect(!schedule.isCurrent(first))
+        #expect(schedule.isCurrent(second))
+    }
+
+    @Test func aTimerThatFiredIsNoLongerCurrent() {
+        var schedule = DeadlineSchedule<String>()
+        _ = schedule.set("a", at: at(5))
+        let timer = schedule.armed(at: at(5))
+        _ = schedule.takeDue(now: at(5))
+        #expect(!schedule.isCurrent(timer))
     }
 
     @Test func dueKeysComeOutEarliestFirstAndTheNextDeadlineFollows() {
@@ -37,5 +44,16 @@ import Testing
         let (rest, none) = schedule.takeDue(now: at(100))
         #expect(rest == ["late", "new"])
         #expect(none == nil)
+    }
+
+    @Test func removingTheEarliestKeepsTheTimerWhichThenFindsNothingDue() {
+        var schedule = DeadlineSchedule<String>()
+        _ = schedule.set("a", at: at(5))
+        _ = schedule.armed(at: at(5))
+        _ = schedule.set("b", at: at(9))
+        schedule.remove("a")
+        let (due, next) = schedule.takeDue(now: at(5))
+        #expect(due.isEmpty)
+        #expect(next == at(9))
     }
 }

@@ -71,15 +71,24 @@ struct TrackingHarness {
     }
 }
 
-/// The services a harness made.
+/// The services a harness made, each running (`run()`) until the harness goes.
 final class ServiceList: @unchecked Sendable {
     private let lock = NSLock()
     private var services: [TrackingService] = []
+    private var running: [Task<Void, Never>] = []
 
     func add(_ service: TrackingService) {
+        // Unstructured: the service runs as long as the harness that the test holds, as the
+        // daemon's service group runs it; the harness's end cancels it.
+        let task = Task { await service.run() }
         lock.lock()
         services.append(service)
+        running.append(task)
         lock.unlock()
+    }
+
+    deinit {
+        for task in running { task.cancel() }
     }
 
     var all: [TrackingService] {

@@ -46,7 +46,15 @@ struct InProcessDaemon {
                                    tracking: tracking.feed, version: interactivedVersion, log: log)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: daemonQueueLimit, log: log)
-        let serving = Task { await server.run() }
+        let serving = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await server.run() }
+                group.addTask { await tracking.run() }
+                group.addTask { await overlays.run() }
+                group.addTask { await predict.run() }
+                group.addTask { await rooms.run() }
+            }
+        }
         return InProcessDaemon(bus: bus, listener: listener, serving: serving, queueLimit: daemonQueueLimit)
     }
 

@@ -2,7 +2,7 @@ import IPCProtocol
 import JSONValue
 
 /// An overlay the players were told to show and that has not been hidden yet.
-struct OnScreenOverlay: Sendable {
+struct OnScreenOverlay: Sendable, Equatable {
     let overlayId: String
     let overlay: IncomingOverlay
     let url: String

@@ -1,18 +1,13 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
 /// The answer flow (BACKEND.md, Answer flow): login, fanclub, VIP, bet confirmation, then
 /// `POST /api/actions`; one `answer.result` per attempt, one successful answer per timeline.
 extension OverlayManager {
-    /// Starts the flow for what the template reported; the outcome arrives as events. It runs on
-    /// its own so that the player can answer `answer.confirm` meanwhile, on any connection.
-    func startAnswer(overlayId: String, answer: JSONValue) {
-        Task { await self.runAnswer(overlayId: overlayId, answer: answer) }
-    }
-
     /// `answer.confirm`: the viewer accepted or declined the bet deduction.
     func confirm(_ overlayId: String, accept: Bool) throws(RPCError) {
-        _ = try indexOf(overlayId)
+        _ = try core.indexOf(overlayId)
         switch confirmations.reply(overlayId, accept: accept) {
         case .notPending: throw RPCError.invalidParams("no bet confirmation is pending for \(overlayId)")
         case .resume(let waiter): waiter.resume(returning: accept ? .accepted : .declined)
@@ -32,7 +27,10 @@ extension OverlayManager {
         case failure(String, detail: String? = nil)
     }
 
-    private func runAnswer(overlayId: String, answer: JSONValue) async {
+    /// The flow for what the template reported (`ScreenEffect.startAnswer`); the outcome arrives
+    /// as events. It runs as a task of its own (a child of `run()`), so that the player can answer
+    /// `answer.confirm` meanwhile, on any connection.
+    func runAnswer(overlayId: String, answer: JSONValue) async {
         guard let record = screen.first(where: { $0.overlayId == overlayId }), let context else { return }
         let overlay = record.overlay
         let timelineId = overlay.timelineId
@@ -108,7 +106,7 @@ extension OverlayManager {
                  fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 }, id: .answerSubmitted)
         switch await api.postAction(body) {
         case .success(let data):
-            answered.insert(timelineId)
+            core.markAnswered(timelineId)
             do {
                 try await store.markAnswered(viewer: context.session.answeredBucket, media: context.mediaId, timeline: timelineId)
             } catch {
@@ -131,8 +129,8 @@ extension OverlayManager {
         replaced?.resume(returning: .declined)
         // One sleeping task per confirmation asked (rare: a bet overlay answered), so that nobody
         // waits forever for a viewer who walked away.
-        Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(timeoutMs))
+        work.start { [weak self] in
+            guard (try? await EventLoop.shared.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
             await self?.expireConfirmations()
         }
         await bus.publish(AnswerConfirmEvent(overlayId: overlayId, timelineId: record.timelineId, kind: "bet", amount: amount,

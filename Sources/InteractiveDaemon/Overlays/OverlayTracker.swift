@@ -1,6 +1,6 @@
 /// What the overlay pipeline reports about an overlay's life (emit-ack tracking, live mode only).
 /// Every event names the overlay by its `_trackingId`; unknown or finished ids are ignored.
-enum TrackingEvent: Sendable {
+enum TrackingEvent: Sendable, Equatable {
     /// `durationSec`: the overlay's `duration` (0: none), reported with `rendered`.
     case received(trackingId: String, timelineId: String, overlayType: String, emitTimestamp: Int64?, durationSec: Int = 0,
                   receivedAt: Int64)

@@ -1,10 +1,15 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
 /// The playback actor: a thin shell around `PlaybackCore` that feeds it the methods, the
 /// session and the results of play requests, and performs what it decides (events, requests,
-/// replies, logs). Control role only; see IPC.md, Playback tickets.
+/// replies, logs). Control role only; see IPC.md, Playback tickets. As a service it cancels the
+/// play requests still in flight when the daemon stops.
 actor PlaybackManager {
+    /// Pinned to the event loop: the display path runs on one thread, without a hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     private var core: PlaybackCore
     private let bus: EventBus
     private let log: Logger
@@ -120,6 +125,12 @@ actor PlaybackManager {
 
     private func requestEnded(_ requestId: Int) {
         requests[requestId] = nil
+    }
+
+    /// Cancels every play request in flight (the daemon stops).
+    func cancelRequests() {
+        for task in requests.values { task.cancel() }
+        requests = [:]
     }
 
     /// Cancels the play requests whose reply the core no longer awaits (a later start, a stop,

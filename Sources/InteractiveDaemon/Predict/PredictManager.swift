@@ -1,27 +1,27 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
-/// Predict (typeTimeline 3) and lucky (5) timelines: the button players draw, the dialog shown
-/// when the viewer taps it, and the predict results posted into it (cached in the store, so a
-/// dialog reopened later, even after a restart, gets them again). The answer itself goes
-/// through the overlay manager's answer flow; a lucky reply's number comes back as
-/// UPDATE_NUMBER_LUCKY there.
+/// Predict (typeTimeline 3) and lucky (5) timelines: a thin shell around `PredictCore` that
+/// feeds it what the backend and the players say and performs what it decides: the button
+/// players draw, the dialog shown when the viewer taps it, and the predict results posted into
+/// it (cached in the store, so a dialog reopened later, even after a restart, gets them again).
+/// The answer itself goes through the overlay manager's answer flow; a lucky reply's number
+/// comes back as UPDATE_NUMBER_LUCKY there. `run()` owns its background work (the store writes
+/// and the fade timer).
 actor PredictManager {
-    /// Tenants whose players do not show predict/lucky buttons (seed 000).
-    static let tenantsWithoutButtons: Set<String> = ["vtvlive", "onlivetv", "VTVprime"]
-    /// How long a button stays at full opacity after a change.
-    static let fadeDelay: Duration = .seconds(5)
+    /// Pinned to the event loop: the display path runs on one thread, without a hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
 
+    private var core = PredictCore()
     private let bus: EventBus
     private let store: Store
     private let overlays: OverlayManager
     private let log: Logger
-    private var tenant: String?
-    /// The predict/lucky overlays received, by timeline, and the room they arrived in.
-    private var timelines: [String: IncomingOverlay] = [:]
-    private var room: RoomKey?
-    private var buttons: [String: PredictButton] = [:]
-    private var fades: [String: Task<Void, Never>] = [:]
+    private let work = ChildTasks()
+    /// The armed fade timer: bumped on each re-arm, so a superseded timer that fires does nothing.
+    private var timerGeneration = 0
+    private var turns = EffectTurns()
 
     init(bus: EventBus, store: Store, overlays: OverlayManager, log: Logger) {
         self.bus = bus
@@ -30,136 +30,121 @@ actor PredictManager {
         self.log = log
     }
 
-    /// The tenant decides whether buttons are shown at all.
-    func setTenant(_ tenant: String?) { self.tenant = tenant }
+    /// Runs the manager's background work (result writes, the fade timer) until cancelled.
+    func run() async {
+        await work.run()
+    }
 
-    private var showsButtons: Bool { !(tenant.map(Self.tenantsWithoutButtons.contains) ?? false) }
+    /// The tenant decides whether buttons are shown at all.
+    func setTenant(_ tenant: String?) async { await handle(.tenant(tenant)) }
 
     /// A predict or lucky overlay arrived in `room`: tracked (`received`) now and, unless it is
     /// kept off screen like any overlay (not targeted, answered, of a room left meanwhile),
     /// shown as a button and as a dialog when the viewer opens it.
     func offer(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) async {
         guard await overlays.admit(overlay, receivedAt: receivedAt, room: room, onScreen: nil) else { return }
-        if self.room != room {
-            // The first timeline of a room (removeAll emptied those of the previous one).
-            timelines = [:]
-            self.room = room
-        }
-        if let previous = timelines[overlay.timelineId], previous.trackingId != overlay.trackingId {
-            await overlays.cancelTracking(previous, room: room, reason: .replaced)
-        }
-        timelines[overlay.timelineId] = overlay
-        var button = buttons[overlay.timelineId] ?? PredictButton(
-            timelineId: overlay.timelineId, kind: overlay.kind, visible: true, image: .power,
-            imageIdle: nil, imagePower: nil, opacity: 1)
-        button.kind = overlay.kind
-        button.visible = true
-        button.image = .power
-        button.imageIdle = overlay.raw["imageIdle"]?.stringValue.flatMap(Self.loadableImage) ?? button.imageIdle
-        button.imagePower = overlay.raw["imagePower"]?.stringValue.flatMap(Self.loadableImage) ?? button.imagePower
-        await update(button)
+        await handle(.offer(overlay, room: room))
     }
 
     /// `action-button-predict`: the button's images and visibility.
     func buttonData(_ payload: JSONValue) async {
-        guard let timelineId = payload["timelineId"]?.idString else {
+        guard let data = PredictInput.ButtonData(payload) else {
             log.warning("Ignoring action-button-predict without timelineId")
             return
         }
-        let kind = OverlayKind(typeTimeline: payload["typeTimeline"]?.lenientDouble.flatMap { Int(exactly: $0) })
-        var button = buttons[timelineId] ?? PredictButton(
-            timelineId: timelineId, kind: kind == .minigame ? .predict : kind, visible: true,
-            image: timelines[timelineId] == nil ? .idle : .power, imageIdle: nil, imagePower: nil, opacity: 1)
-        if kind != .minigame { button.kind = kind }
-        button.imageIdle = payload["imageIdle"]?.stringValue.flatMap(Self.loadableImage) ?? button.imageIdle
-        button.imagePower = payload["imagePower"]?.stringValue.flatMap(Self.loadableImage) ?? button.imagePower
-        button.visible = payload["visible"]?.lenientBool ?? true
-        await update(button)
+        await handle(.buttonData(data))
     }
 
-    /// `predict-result`: cached, and posted as UPDATE_COUTER into an open dialog.
+    /// `predict-result`: posted as UPDATE_COUTER into an open dialog; its store write is left to `run()`.
     func result(_ payload: JSONValue) async {
         guard let timelineId = payload["timelineId"]?.idString else { return }
         let counts: JSONValue = ["answer1": payload["answer1"] ?? .null, "answer2": payload["answer2"] ?? .null]
-        do {
-            try await store.savePredictResult(timeline: timelineId, counts)
-        } catch {
-            log.error("Cannot cache the predict result: \(error)", ["INTERACTIVE_TIMELINE_ID": timelineId])
-        }
-        await overlays.post(timelineId: timelineId, key: "UPDATE_COUTER", data: counts)
+        await handle(.result(timelineId: timelineId, counts: counts))
     }
 
-    /// `predict.open`: shows the timeline's dialog and posts its cached result, if any.
+    /// `predict.open`: shows the timeline's dialog and posts its result, if one is known.
     func open(timelineId: String) async throws(RPCError) -> JSONValue {
-        guard let overlay = timelines[timelineId], let room else {
+        guard let (overlay, room) = core.dialog(timelineId) else {
             throw RPCError.invalidParams("no predict or lucky timeline \(timelineId) in this room")
         }
         guard let overlayId = await overlays.showDialog(overlay, room: room) else {
             throw RPCError.daemon(.noRoom, "no room is joined")
         }
-        if let cached = try? await store.predictResult(timeline: timelineId) {
+        if let known = core.results[timelineId] {
+            await overlays.post(overlayId, key: "UPDATE_COUTER", data: known)
+        } else if let cached = try? await store.predictResult(timeline: timelineId) {
+            // A result of an earlier run: read on the player's request, after the dialog is shown.
             await overlays.post(overlayId, key: "UPDATE_COUTER", data: cached)
         }
-        if var button = buttons[timelineId], button.image != .idle {
-            button.image = .idle
-            await update(button)
-        }
+        await handle(.opened(timelineId: timelineId))
         return PredictOpenResult(overlayId: overlayId, timelineId: timelineId, kind: overlay.kind.rawValue).json
     }
 
     /// `recall-overlay` of a predict/lucky timeline: its button goes away.
-    func recall(timelineId: String) async {
-        guard let overlay = timelines.removeValue(forKey: timelineId), let room else { return }
-        await overlays.cancelTracking(overlay, room: room, reason: .recalled)
-        await overlays.recall(timelineId: timelineId)
-        if var button = buttons[timelineId] {
-            button.visible = false
-            await update(button)
-        }
-    }
+    func recall(timelineId: String) async { await handle(.recall(timelineId: timelineId)) }
 
     /// Leaving the room: every button is hidden and unopened timelines stop being tracked.
-    func removeAll() async {
-        if let room {
-            for overlay in timelines.values { await overlays.cancelTracking(overlay, room: room, reason: .removeAll) }
-        }
-        timelines = [:]
-        room = nil
-        for (timelineId, var button) in buttons where button.visible {
-            button.visible = false
-            fades.removeValue(forKey: timelineId)?.cancel()
-            if showsButtons { await bus.publish(button.event) }
-        }
-        buttons = [:]
-        await bus.setStatus("predict", .array([]))
+    func removeAll() async { await handle(.removeAll) }
+
+    private func timerFired(_ generation: Int) async {
+        guard generation == timerGeneration else { return }
+        await handle(.timerFired)
     }
 
-    /// Publishes a changed button at full opacity and schedules its fade.
-    private func update(_ changed: PredictButton) async {
-        var button = changed
-        button.opacity = 1
-        buttons[button.timelineId] = button
-        await bus.setStatus("predict", .array(buttons.values.sorted { $0.timelineId < $1.timelineId }.map(\.json)))
-        guard showsButtons else { return }
-        await bus.publish(button.event)
-        fades.removeValue(forKey: button.timelineId)?.cancel()
-        guard button.visible else { return }
-        let timelineId = button.timelineId
-        fades[timelineId] = Task { [weak self] in
-            try? await Task.sleep(for: PredictManager.fadeDelay)
-            guard !Task.isCancelled else { return }
-            await self?.fade(timelineId)
+    private func saved(_ timelineId: String, failed: Bool) async { await handle(.resultSaved(timelineId: timelineId, failed: failed)) }
+
+    /// Feeds one input to the core and performs its effects, after those of the inputs before it.
+    private func handle(_ input: PredictInput) async {
+        let effects = core.handle(input, now: .now)
+        let turn = turns.take()
+        if turns.mustWait(turn) { await withCheckedContinuation { turns.wait(turn, $0) } }
+        for effect in effects { await perform(effect) }
+        turns.finish()?.resume()
+    }
+
+    private func perform(_ effect: PredictEffect) async {
+        switch effect {
+        case .publish(let button):
+            await bus.publish(button.event)
+        case .status(let buttons):
+            await bus.setStatus("predict", .array(buttons.map(\.json)))
+        case .cancelTracking(let overlay, let room, let reason):
+            await overlays.cancelTracking(overlay, room: room, reason: reason)
+        case .recallDialogs(let timelineId):
+            await overlays.recall(timelineId: timelineId)
+        case .post(let timelineId, let key, let data):
+            await overlays.post(timelineId: timelineId, key: key, data: data)
+        case .saveResult(let timelineId, let counts):
+            save(timelineId, counts)
+        case .resultNotSaved(let timelineId):
+            log.warning("Not caching a predict result: too many results wait for the store", ["INTERACTIVE_TIMELINE_ID": timelineId])
+        case .armTimer(let deadline):
+            arm(deadline)
         }
     }
 
-    private func fade(_ timelineId: String) async {
-        guard var button = buttons[timelineId], button.visible, button.opacity != 0.5 else { return }
-        button.opacity = 0.5
-        buttons[timelineId] = button
-        fades.removeValue(forKey: timelineId)
-        await bus.publish(button.event)
+    private func save(_ timelineId: String, _ counts: JSONValue) {
+        let store = self.store
+        let log = self.log
+        work.start { [weak self] in
+            var failed = false
+            do {
+                try await store.savePredictResult(timeline: timelineId, counts)
+            } catch {
+                failed = true
+                log.error("Cannot cache the predict result: \(error)", ["INTERACTIVE_TIMELINE_ID": timelineId])
+            }
+            await self?.saved(timelineId, failed: failed)
+        }
     }
 
-    /// A button image the player may load; any other URL is ignored (the button keeps its last).
-    private static func loadableImage(_ url: String) -> String? { PlayerURL.isLoadable(url) ? url : nil }
+    private func arm(_ deadline: ContinuousClock.Instant?) {
+        timerGeneration &+= 1
+        guard let deadline else { return }
+        let generation = timerGeneration
+        work.start { [weak self] in
+            guard (try? await EventLoop.shared.sleep(until: deadline)) != nil else { return }
+            await self?.timerFired(generation)
+        }
+    }
 }

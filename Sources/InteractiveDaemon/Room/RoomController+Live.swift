@@ -30,7 +30,7 @@ extension RoomController {
         current.error = nil
         await setRoom(current)
         if let socket, LiveSocketSettings(settings) == socketSettings {
-            joinSentOnSocket = nil
+            core.rejoinNeeded()
             await socket.reconnectNow()
         } else {
             await closeSocket()
@@ -48,7 +48,7 @@ extension RoomController {
             try? await socket.emit("leave-room", [["mediaId": .string(current.mediaId), "userId": JSONValue(session.userId)]],
                                    whenDisconnected: .fail)
         }
-        joinSentOnSocket = nil
+        core.rejoinNeeded()
         guard !keepSocket else { return }
         await tracking.drain(within: Self.ackDrainLimit)
         await closeSocket()
@@ -72,20 +72,24 @@ extension RoomController {
         socket = client
         socketSettings = wanted
         if wanted.tls.insecure { log.warning("insecureTLS is on: the backend's certificate is not verified (development only)") }
+        // Unstructured: these two live as long as this connection, not the service, and
+        // `closeSocket` cancels them when the connection is replaced or closed.
         socketTasks = [
-            Task { [weak self] in
-                for await state in client.states { await self?.socketStateChanged(state, generation: generation) }
-            },
-            // Server events are handled on the thread that decoded them (the Socket.IO reactor):
-            // the room, overlay and event-bus actors run there in turn and the subscribers'
-            // sockets are written from there, with no thread hand-off between the backend's
-            // frame and the player's line. Nothing on that path blocks (the store and HTTP run
-            // on their own threads).
-            Task(executorPreference: client.ioExecutor) { [weak self] in
-                for await event in client.events { await self?.socketEvent(event, generation: generation) }
-            },
+            Task { await self.followStates(of: client, generation: generation) },
+            Task { await self.followEvents(of: client, generation: generation) },
         ]
-        Task { await client.connect() }
+        work.start { await client.connect() }
+    }
+
+    /// Follows one connection's states, on this actor (so each resumes on the loop, without a hop).
+    private func followStates(of client: SocketIOClient, generation: Int) async {
+        for await state in client.states { await socketStateChanged(state, generation: generation) }
+    }
+
+    /// Follows one connection's server events, on this actor: the backend's frame reaches the
+    /// room, the overlays and the event bus on the loop.
+    private func followEvents(of client: SocketIOClient, generation: Int) async {
+        for await event in client.events { await socketEvent(event, generation: generation) }
     }
 
     func closeSocket() async {
@@ -97,10 +101,8 @@ extension RoomController {
         if let socket { await socket.disconnect() }
         socket = nil
         socketSettings = nil
-        socketId = nil
-        socketEverConnected = false
-        joinSentOnSocket = nil
-        backendOutage.reset()
+        core.connectionClosed()
+        statusGate.reset()
         await publishConnection(ConnectionStateEvent(state: "idle"))
     }
 
@@ -109,103 +111,35 @@ extension RoomController {
     // MARK: Connection states
 
     private func socketStateChanged(_ state: SocketIOConnectionState, generation: Int) async {
-        guard generation == socketGeneration else { return }
+        guard generation == socketGeneration, let event = Self.linkEvent(state) else { return }
+        await perform(core.link(event, now: .now))
+    }
+
+    /// The Socket.IO client's state as the room core takes it; nil for `idle`.
+    static func linkEvent(_ state: SocketIOConnectionState) -> BackendLinkEvent? {
         switch state {
-        case .idle:
-            return
-        case .connecting(let attempt):
-            // After a connection was up, a new attempt means it was lost (an immediate retry
-            // skips the reconnecting state).
-            let wasConnected = socketId != nil
-            if wasConnected {
-                await connectionLost()
-                logFailure(backendOutage.lost(at: .now), "connection lost", retry: attempt, in: .zero)
-            }
-            let state = wasConnected || socketEverConnected ? "reconnecting" : "connecting"
-            await publishConnection(ConnectionStateEvent(state: state, attempt: attempt, retryInMs: 0,
-                                                         error: wasConnected ? "connection lost" : nil))
-        case .connected(let id):
-            socketId = id
-            socketEverConnected = true
-            if let outage = backendOutage.connected(at: .now) {
-                log.info("Backend connection back after \(BackendOutage.seconds(outage.duration)) (\(outage.failures) failed attempts); socket \(id)",
-                         ["INTERACTIVE_SOCKET_ID": id, "INTERACTIVE_OUTAGE_MS": String(BackendOutage.milliseconds(outage.duration))],
-                         id: .backendRestored)
-            } else {
-                log.notice("Connected to the backend; socket \(id)", ["INTERACTIVE_SOCKET_ID": id], id: .backendConnected)
-            }
-            await publishConnection(ConnectionStateEvent(state: "connected", socketId: id))
-            await overlays.setContext(roomContext)
-            if let socket { await tracking.setTransport(LiveAckTransport(socket: socket)) }
-            sendJoin()
+        case .idle: return nil
+        case .connecting(let attempt): return .connecting(attempt: attempt)
+        case .connected(let id): return .connected(socketId: id)
         case .reconnecting(let attempt, let retryIn, let error):
-            await connectionLost()
-            logFailure(backendOutage.attemptFailed(at: .now), error.description, retry: attempt, in: retryIn)
-            await publishConnection(ConnectionStateEvent(state: "reconnecting", attempt: attempt,
-                                                         retryInMs: Int(truncatingIfNeeded: BackendOutage.milliseconds(retryIn)),
-                                                         error: PeerText.clipped(error.description)))
-        case .refused(let error):
-            await connectionLost()
-            backendOutage.reset()
-            log.error("The backend refused the connection: \(error)", id: .backendDisconnected)
-            await publishConnection(ConnectionStateEvent(state: "disconnected", error: PeerText.clipped(error.description)))
-            await failRoom(.daemon(.backendRefused, "the backend refused the connection: \(error)"))
-        case .disconnected(let error):
-            await connectionLost()
-            backendOutage.reset()
-            guard error != .disconnectedByClient else { return }
-            log.error("The backend ended the connection: \(error)", id: .backendDisconnected)
-            await publishConnection(ConnectionStateEvent(state: "disconnected", error: PeerText.clipped(error.description)))
-            await failRoom(.daemon(.backendUnreachable, "the backend ended the connection: \(error)"))
+            return .reconnecting(attempt: attempt, retryIn: retryIn, error: error.description)
+        case .refused(let error): return .refused(error: error.description)
+        case .disconnected(let error): return .disconnected(error: error.description, byClient: error == .disconnectedByClient)
         }
-    }
-
-    /// One warning when an outage begins; the attempts after it at debug.
-    private func logFailure(_ decision: BackendOutage.FailureLog, _ reason: String, retry attempt: Int, in delay: Duration) {
-        let retry = "attempt \(attempt) in \(BackendOutage.seconds(delay))"
-        switch decision {
-        case .outageBegins:
-            let what = socketEverConnected ? "Backend connection lost" : "Backend unreachable"
-            log.warning("\(what): \(reason); reconnecting (\(retry); later attempts are logged at debug level)",
-                        id: .backendDisconnected)
-        case .stillOut(let failures):
-            log.debug("Backend still unreachable after \(failures) failed attempts: \(reason); \(retry)")
-        }
-    }
-
-    /// The connection is gone: a joined room goes back to joining; overlays stay.
-    private func connectionLost() async {
-        await tracking.setTransport(nil)
-        socketId = nil
-        joinSentOnSocket = nil
-        await overlays.setContext(roomContext)
-        if var current = room, current.mode == .live, current.state == .joined {
-            current.state = .joining
-            await setRoom(current)
-        }
-    }
-
-    private func failRoom(_ error: RPCError) async {
-        guard var current = room, current.mode == .live, current.isActive else { return }
-        current.state = .error
-        current.error = error
-        await setRoom(current)
     }
 
     // MARK: join-room
 
     /// Sends join-room once per connection (after CONNECT succeeded); the ack makes the room joined.
     func sendJoin() {
-        guard let socket, let socketId, let current = room, current.mode == .live, current.isActive,
-              joinSentOnSocket != socketId else { return }
-        joinSentOnSocket = socketId
+        guard let socket, let current = room, let socketId = core.joinToSend() else { return }
         let payload: JSONValue = [
             "mediaId": .string(current.mediaId), "userId": JSONValue(session.userId),
             "displayName": JSONValue(session.displayName), "os": JSONValue(settings.os),
         ]
         let generation = socketGeneration
-        interactiveStatusLoad = session.isLoggedIn ? loadInteractiveStatus(mediaId: current.mediaId) : nil
-        Task { [weak self] in
+        requestInteractiveStatus(mediaId: current.mediaId)
+        work.start { [weak self] in
             let acked: Bool
             do {
                 _ = try await socket.emitWithAck("join-room", [payload], timeout: RoomController.joinAckTimeout, whenDisconnected: .fail)
@@ -220,28 +154,48 @@ extension RoomController {
     }
 
     private func joinAcknowledged(mediaId: String, socketId: String, acked: Bool, generation: Int) async {
-        guard generation == socketGeneration, self.socketId == socketId, var current = room, current.mediaId == mediaId,
-              current.mode == .live, current.state == .joining else { return }
-        if !acked {
-            log.warning("The backend did not ack join-room within 5 s; taking the room as joined", ["INTERACTIVE_MEDIA_ID": mediaId])
-        }
-        current.state = .joined
-        current.error = nil
-        await setRoom(current)
-        log.notice("Room \(mediaId) (live) joined", ["INTERACTIVE_MEDIA_ID": mediaId], id: .roomJoined)
+        guard generation == socketGeneration else { return }
+        await perform(core.joinAcknowledged(mediaId: mediaId, socketId: socketId, acked: acked))
     }
 
-    /// The backend's answered timelines for this viewer, so they are not shown again.
-    func loadInteractiveStatus(mediaId: String) -> Task<Void, Never>? {
-        guard let api = try? BackendAPI(settings: settings, token: session.token) else { return nil }
-        return Task { [weak self, log] in
+    /// Requests the backend's answered timelines for this viewer (so they are not shown again),
+    /// off the display path: the backend's events wait in `statusGate` until the reply or the
+    /// failure comes back (`interactiveStatusArrived`). A viewer not logged in has none to wait for.
+    private func requestInteractiveStatus(mediaId: String) {
+        guard session.isLoggedIn, let api = try? BackendAPI(settings: settings, token: session.token) else {
+            if statusGate.pendingRequest != nil {
+                statusGate.release()
+                work.start { [weak self] in await self?.drainHeld() }
+            }
+            return
+        }
+        let request = statusGate.request()
+        let log = self.log
+        work.start { [weak self] in
+            var answered: [String] = []
             do {
-                let answered = try await api.interactiveStatus(mediaId: mediaId).answered
-                await self?.overlays.addAnswered(answered)
+                answered = try await api.interactiveStatus(mediaId: mediaId).answered
             } catch {
                 log.warning("Interactive status unavailable: \(error)", ["INTERACTIVE_MEDIA_ID": mediaId])
             }
+            await self?.interactiveStatusArrived(request, answered: answered)
         }
+    }
+
+    private func interactiveStatusArrived(_ request: Int, answered: [String]) async {
+        await overlays.addAnswered(answered)
+        if statusGate.arrived(request) { await drainHeld() }
+    }
+
+    /// Hands back the events held for the interactive status, in order, one at a time; events
+    /// that arrive meanwhile queue behind them. One drainer at a time keeps the order.
+    private func drainHeld() async {
+        guard !drainingHeld else { return }
+        drainingHeld = true
+        while let next = statusGate.next() { await dispatch(next) }
+        drainingHeld = false
+        for waiter in drainWaiters { waiter.resume() }
+        drainWaiters = []
     }
 
     // MARK: Server events
@@ -250,9 +204,37 @@ extension RoomController {
         guard generation == socketGeneration else { return }
         if let token = event.ackToken { try? await socket?.ack(token, []) }
         guard let room, room.mode == .live, room.isActive, let payload = event.args.first else { return }
+        let arrival: BackendArrival
+        if event.name == "overlay" || event.name == "ex-overlay" {
+            guard let overlay = await overlayArrived(payload, receivedAt: Timestamp.nowMs(), room: room) else { return }
+            arrival = overlay
+        } else {
+            arrival = .event(event)
+        }
+        guard !statusGate.admit(arrival, isOverlay: arrival.isOverlay) else { return await dispatch(arrival) }
+        guard statusGate.overflowed else { return }
+        if statusGate.isWaiting {
+            log.warning("Interactive status still pending with \(statusGate.heldCount) backend events waiting; not waiting for it",
+                        ["INTERACTIVE_MEDIA_ID": room.mediaId])
+            statusGate.release()
+            await drainHeld()
+        } else if drainingHeld {
+            // The stream waits for the held events to be handed back (local work, never REST).
+            await withCheckedContinuation { drainWaiters.append($0) }
+        }
+    }
+
+    /// Handles an event from the backend, now or after the interactive status.
+    private func dispatch(_ arrival: BackendArrival) async {
+        let event: SocketIOEvent
+        switch arrival {
+        case .overlay(let overlay, let receivedAt, let room):
+            return await route(overlay, receivedAt: receivedAt, room: room)
+        case .event(let held):
+            event = held
+        }
+        guard let room, room.mode == .live, room.isActive, let payload = event.args.first else { return }
         switch event.name {
-        case "overlay", "ex-overlay":
-            await overlayArrived(payload, receivedAt: Timestamp.nowMs(), room: room)
         case "update-result":
             guard let timelineId = payload["timelineId"]?.idString else { return }
             await overlays.post(timelineId: timelineId, key: "UPDATE_DATA_INTERACTIVE", data: payload["data"] ?? .null)
@@ -269,21 +251,21 @@ extension RoomController {
         }
     }
 
-    private func overlayArrived(_ payload: JSONValue, receivedAt: Int64, room: Room) async {
+    /// An overlay arrived: its trace lock is told at once; its routing may wait for the
+    /// interactive status. The room may change meanwhile: the overlay stays this room's.
+    private func overlayArrived(_ payload: JSONValue, receivedAt: Int64, room: Room) async -> BackendArrival? {
         guard let overlay = IncomingOverlay(payload: payload) else {
             log.warning("Ignoring an overlay without timelineId", ["INTERACTIVE_MEDIA_ID": room.mediaId])
-            return
+            return nil
         }
         if overlay.traceLock, let socket {
             // Sent with or without a tracking id: the lock is the timeline's, not tracking's.
             try? await socket.emit("receive-message", [[
                 "trackingId": JSONValue(overlay.trackingId), "timelineId": .string(overlay.timelineId),
-                "mediaId": .string(room.mediaId), "socketId": JSONValue(socketId), "receivedAt": .number(Double(receivedAt)),
+                "mediaId": .string(room.mediaId), "socketId": JSONValue(core.socketId), "receivedAt": .number(Double(receivedAt)),
             ]])
         }
-        // Bounded by the REST timeout. The room may change meanwhile: the overlay stays this room's.
-        await interactiveStatusLoad?.value
-        await route(overlay, receivedAt: receivedAt, room: RoomKey(mediaId: room.mediaId, mode: .live))
+        return .overlay(overlay, receivedAt: receivedAt, room: RoomKey(mediaId: room.mediaId, mode: .live))
     }
 
     // MARK: Player
@@ -293,5 +275,17 @@ extension RoomController {
         guard let room, room.mode == .live, room.isActive, let socket else { return }
         try? await socket.emit("ckst", [["mediaId": .string(room.mediaId), "state": .string(state), "position": JSONValue(position)]],
                                whenDisconnected: .fail)
+    }
+}
+
+/// An event from the backend as the room handles it: an overlay (parsed at arrival, of the room
+/// it arrived in) or any other event (checked against the room when handled).
+enum BackendArrival {
+    case overlay(IncomingOverlay, receivedAt: Int64, room: RoomKey)
+    case event(SocketIOEvent)
+
+    var isOverlay: Bool {
+        if case .overlay = self { return true }
+        return false
     }
 }

@@ -43,16 +43,11 @@ extension RoomController {
         if let restored = storedSession.flatMap(ViewerSession.init(stored:)), room == nil, !session.isLoggedIn {
             await restore(session: restored)
         }
-        guard let kept = storedRoom.flatMap(Room.init(stored:)), room == nil else { return }
-        let missing = kept.mode == .live ? settings.missingForLive : settings.missingForVOD
-        guard missing.isEmpty else {
-            log.warning("The kept room cannot be joined again: \(kept.mode.rawValue) mode needs configuration: \(missing.joined(separator: ", "))",
-                        ["INTERACTIVE_MEDIA_ID": kept.mediaId])
-            return
-        }
-        log.notice("Joining the room kept from the previous run", ["INTERACTIVE_MEDIA_ID": kept.mediaId,
-                                                                     "INTERACTIVE_MODE": kept.mode.rawValue])
-        await setRoom(Room(mediaId: kept.mediaId, mode: kept.mode, fanclub: kept.fanclub, state: .joining, error: nil))
+        let kept = storedRoom.flatMap(Room.init(stored:))
+        var effects: [RoomEffect] = []
+        core.restore(kept, missing: kept.map { $0.mode == .live ? settings.missingForLive : settings.missingForVOD } ?? [],
+                     into: &effects)
+        await perform(effects)
     }
 
     /// Joins the room `restoreFromStore` took (while clients are served: a VOD scenario is a

@@ -21,18 +21,11 @@ extension RoomController {
         } catch {
             outcome = .failure(error)
         }
-        guard var latest = room, latest.mediaId == current.mediaId, latest.mode == .vod, latest.state == .joining else { return }
-        switch outcome {
-        case .success(let playback):
+        var effects: [RoomEffect] = []
+        if core.scenarioLoaded(mediaId: current.mediaId, outcome.map(\.overlays.count), into: &effects), case .success(let playback) = outcome {
             vod = playback
-            latest.state = .joined
-            log.notice("Room \(current.mediaId) (vod) joined: scenario of \(playback.overlays.count) timelines loaded", ["INTERACTIVE_MEDIA_ID": current.mediaId], id: .roomJoined)
-        case .failure(let error):
-            log.error("VOD scenario unavailable: \(error.message)", ["INTERACTIVE_MEDIA_ID": current.mediaId])
-            latest.state = .error
-            latest.error = error
         }
-        await setRoom(latest)
+        await perform(effects)
     }
 
     private func loadScenario(api: BackendAPI, mediaId: String) async throws(RPCError) -> VODPlayback {

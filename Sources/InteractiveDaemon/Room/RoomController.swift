@@ -1,5 +1,6 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 import SocketIO
 
 /// The orchestrator: owns the viewer session, the room and its state machine (none → joining →
@@ -7,6 +8,9 @@ import SocketIO
 /// overlay and predict managers. Live specifics are in RoomController+Live.swift, VOD in
 /// RoomController+VOD.swift.
 actor RoomController {
+    /// Pinned to the event loop: the display path runs on one thread, without a hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     let bus: EventBus
     let log: Logger
     let store: Store
@@ -16,7 +20,9 @@ actor RoomController {
     let playback: PlaybackManager
     var settings: Settings
     private(set) var session = ViewerSession.anonymous
-    var room: Room?
+    /// The room and the live connection's state (RoomCore.swift).
+    var core = RoomCore()
+    var room: Room? { core.room }
     /// Callers of `room.join` waiting for the room to settle.
     private var joinWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
@@ -26,16 +32,15 @@ actor RoomController {
     var socketSettings: LiveSocketSettings?
     var socketGeneration = 0
     var socketTasks: [Task<Void, Never>] = []
-    var socketId: String?
-    /// Whether the current client was connected at least once (later attempts are reconnections).
-    var socketEverConnected = false
-    /// A backend outage under way, so that it is logged once (BackendOutage.swift).
-    var backendOutage = BackendOutage()
-    /// The connection on which join-room was last sent for the current room.
-    var joinSentOnSocket: String?
-    /// The backend's interactive status, requested with each join-room: overlays that arrive
-    /// meanwhile wait for it, so a timeline answered elsewhere is not shown right at the join.
-    var interactiveStatusLoad: Task<Void, Never>?
+    /// The backend's interactive status, requested with each join-room: the backend's events
+    /// wait in it from the first overlay on, so a timeline answered elsewhere is not shown right
+    /// at the join (RoomController+Live.swift).
+    var statusGate = InteractiveStatusGate<BackendArrival>()
+    /// Whether held events are being handed back, and the event stream waiting for that to end.
+    var drainingHeld = false
+    var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The connection attempts, join-room acks and status requests, run as child tasks of `run()`.
+    let work = ChildTasks()
 
     /// emit-ack tracking of live overlays.
     let tracking: TrackingService
@@ -58,6 +63,12 @@ actor RoomController {
         await bus.setStatus("predict", .array([]))
         await predict.setTenant(settings.tenant)
         await publishConnection(ConnectionStateEvent(state: "idle"), event: false)
+    }
+
+    /// Runs the room's background work (connecting, join-room acks, interactive status
+    /// requests) until cancelled.
+    func run() async {
+        await work.run()
     }
 
     // MARK: Session
@@ -116,20 +127,18 @@ actor RoomController {
     /// Enters the room (Room rules): leaves another one first, or takes a changed `fanclub` in
     /// place; returns without waiting for the room to be joined. The room is kept for a restart.
     func enter(mediaId: String, mode: RoomMode, fanclub: Bool) async throws(RPCError) {
-        let missing = mode == .live ? settings.missingForLive : settings.missingForVOD
-        guard missing.isEmpty else {
+        switch core.entry(mediaId: mediaId, mode: mode, fanclub: fanclub,
+                          missing: mode == .live ? settings.missingForLive : settings.missingForVOD) {
+        case .notConfigured(let missing):
             throw RPCError.daemon(.notConfigured, "\(mode.rawValue) mode needs configuration: \(missing.joined(separator: ", "))",
                                   extra: ["missing": .array(missing.map(JSONValue.string))])
-        }
-        if var current = room, current.mediaId == mediaId, current.mode == mode, current.isActive {
-            if current.fanclub != fanclub {
-                current.fanclub = fanclub
-                await setRoom(current)
-                await keepRoom()
-            }
-        } else {
-            if let current = room, current.isActive { await leaveRoom(current, nextMode: mode) }
-            let fresh = Room(mediaId: mediaId, mode: mode, fanclub: fanclub, state: .joining, error: nil)
+        case .stay(nil):
+            return
+        case .stay(let updated?):
+            await setRoom(updated)
+            await keepRoom()
+        case .enter(let fresh, let leaving):
+            if let leaving { await leaveRoom(leaving, nextMode: mode) }
             await setRoom(fresh)
             log.info("Joining room \(mediaId) (\(mode.rawValue))", ["INTERACTIVE_MEDIA_ID": mediaId, "INTERACTIVE_MODE": mode.rawValue])
             await keepRoom()
@@ -142,8 +151,7 @@ actor RoomController {
 
     /// `room.leave`: leaves and hides every overlay.
     func leave() async throws(RPCError) -> JSONValue {
-        // A room in error is left too: a new login or configuration change would otherwise revive it.
-        guard let current = room, current.state != .left else { throw RPCError.daemon(.noRoom, "no room is joined") }
+        guard let current = core.leaving else { throw RPCError.daemon(.noRoom, "no room is joined") }
         await leaveRoom(current, nextMode: nil)
         await keepRoom()
         return RoomLeaveResult(mediaId: current.mediaId).json
@@ -158,22 +166,38 @@ actor RoomController {
         case .live: await leaveLive(current, keepSocket: nextMode == .live)
         case .vod: vod = nil
         }
-        var left = current
-        left.state = .left
-        left.error = nil
-        await setRoom(left)
+        await setRoom(RoomCore.left(current))
     }
 
     /// Publishes a room change, updates the overlay context and wakes `room.join` callers.
     func setRoom(_ updated: Room) async {
-        let changed = room?.state != updated.state || room?.mediaId != updated.mediaId || room?.fanclub != updated.fanclub
-            || room?.error != updated.error
-        room = updated
-        await overlays.setContext(roomContext)
-        if changed { await bus.publish(updated.event, section: "room", status: updated.json) }
-        if updated.state != .joining {
-            for waiter in joinWaiters.values { waiter.resume() }
-            joinWaiters.removeAll()
+        var effects: [RoomEffect] = []
+        core.set(updated, into: &effects)
+        await perform(effects)
+    }
+
+    /// Performs what the room core decided, in order.
+    func perform(_ effects: [RoomEffect]) async {
+        for effect in effects {
+            switch effect {
+            case .room(let updated, let changed):
+                await overlays.setContext(roomContext)
+                if changed { await bus.publish(updated.event, section: "room", status: updated.json) }
+                if updated.state != .joining {
+                    for waiter in joinWaiters.values { waiter.resume() }
+                    joinWaiters.removeAll()
+                }
+            case .connection(let state):
+                await publishConnection(state)
+            case .context:
+                await overlays.setContext(roomContext)
+            case .transport(let connected):
+                await tracking.setTransport(connected ? socket.map(LiveAckTransport.init) : nil)
+            case .sendJoin:
+                sendJoin()
+            case .log(let line):
+                write(line)
+            }
         }
     }
 
@@ -181,14 +205,16 @@ actor RoomController {
         guard room?.state == .joining else { return }
         let id = nextWaiter
         nextWaiter += 1
-        let timer: Task<Void, Never>? = timeoutMs.map { timeout in
-            Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(timeout))
-                await self?.wakeWaiter(id)
+        await withTaskGroup(of: Void.self) { group in
+            if let timeoutMs {
+                group.addTask {
+                    guard (try? await EventLoop.shared.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
+                    await self.wakeWaiter(id)
+                }
             }
+            await withCheckedContinuation { joinWaiters[id] = $0 }
+            group.cancelAll()
         }
-        await withCheckedContinuation { joinWaiters[id] = $0 }
-        timer?.cancel()
     }
 
     private func wakeWaiter(_ id: Int) { joinWaiters.removeValue(forKey: id)?.resume() }
@@ -196,7 +222,7 @@ actor RoomController {
     var roomContext: RoomContext? {
         guard let room, room.isActive else { return nil }
         return RoomContext(mediaId: room.mediaId, mode: room.mode, fanclub: room.fanclub, session: session, settings: settings,
-                           socketId: room.mode == .live ? socketId : nil)
+                           socketId: room.mode == .live ? core.socketId : nil)
     }
 
     // MARK: Configuration

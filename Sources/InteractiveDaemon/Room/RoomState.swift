@@ -2,7 +2,7 @@ import IPCProtocol
 import JSONValue
 
 /// The room the daemon is in, and how far it got.
-struct Room: Sendable {
+struct Room: Sendable, Equatable {
     enum State: String, Sendable {
         case joining, joined, left, error
     }

@@ -1,7 +1,7 @@
 import JSONValue
 
 /// One change to tracking's tables.
-enum TrackingWrite: Sendable {
+enum TrackingWrite: Sendable, Equatable {
     /// An ack to deliver (an existing one with its key is kept) and its session's state in the
     /// same transaction; nil state means the session finished and its row goes.
     case ack(PendingAck, sessionState: JSONValue?, at: Int64)

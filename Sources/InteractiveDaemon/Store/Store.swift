@@ -1,5 +1,6 @@
 import CSQLite
 import JSONValue
+import Runtime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,15 +9,15 @@ import Glibc
 ///
 /// Holds the runtime configuration, the fallback device id, the viewer's session and room,
 /// answered timelines per viewer and media, predict results, pending emit-acks and open tracking
-/// sessions. All calls run on the bookkeeping thread (`BackgroundExecutor`), never on the
-/// cooperative pool.
+/// sessions. All calls run on the bookkeeping thread (`BookkeepingExecutor`), never on the
+/// event loop or the cooperative pool: callers reach it only by messages.
 ///
 /// A store that cannot be used as it is (damaged, a damaged write-ahead log, another program's
 /// schema, unreadable, not a regular file) is moved aside as `<name>.corrupt-<time>` and a fresh
 /// one is started. A read-only state directory, or one where even a fresh store cannot be made,
 /// leaves the store in memory. Either way the daemon runs, and `health` says what happened.
 actor Store {
-    nonisolated var unownedExecutor: UnownedSerialExecutor { BackgroundExecutor.bookkeeping.asUnownedSerialExecutor() }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { BookkeepingExecutor.shared.asUnownedSerialExecutor() }
 
     nonisolated let path: String
     /// Where a store that could not be used was moved at start, if it was.

@@ -2,7 +2,7 @@
 /// delivery lane running. Each session's acks go out one after the other (received before
 /// rendered); sessions are delivered side by side. An ack is handed out only once it is stored.
 /// (Public: the fleet simulation, a separate package in Benchmarks/, paces its resent acks with it.)
-public struct AckOutbox {
+public struct AckOutbox: Sendable {
     private struct Entry {
         let ack: PendingAck
         var stored: Bool

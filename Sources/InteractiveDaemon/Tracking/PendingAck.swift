@@ -1,7 +1,7 @@
 import JSONValue
 
 /// One `emit-ack` waiting for the server, keyed by tracking id and stage.
-public struct PendingAck: Sendable {
+public struct PendingAck: Sendable, Equatable {
     package let trackingId: String
     package let stage: TrackingStage
     /// The whole `emit-ack` payload, built when the stage was decided.
