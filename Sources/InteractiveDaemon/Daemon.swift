@@ -149,22 +149,19 @@ public enum Daemon {
         // The kept viewer and room come back before any client is served, so that a client's
         // logout or leave cannot be undone by a restore that finishes after it.
         await rooms.restoreFromStore()
-        // The services, in the order they start; they stop in reverse order (the local API after
-        // the room has said goodbye, tracking's store flush last).
+        // The services, in the order they start; they stop in reverse order: the room leaves while
+        // the local API still serves players and tracking still delivers acks; tracking flushes
+        // its store writes last.
         var services: [ServiceGroup.Entry] = [
-            .init("tracking", FunctionService { shutdown in
-                await shutdown.wait()
-                await tracking.flushStore()
-            }),
+            .init("tracking", tracking),
+            .init("overlays", overlays),
+            .init("predict", predict),
+            .init("playback", playback),
             .init("local API", FunctionService { shutdown in
                 // Its tasks (one per client) prefer the loop, so requests and replies take no thread hop.
                 await withTaskExecutorPreference(EventLoop.shared.taskExecutor) { await shutdown.cancelling { await server.run() } }
             }),
-            .init("room", FunctionService { shutdown in
-                await shutdown.cancelling { await rooms.joinRestoredRoom() }
-                await shutdown.wait()
-                await rooms.shutdown()
-            }),
+            .init("room", rooms),
             .init("memory release", FunctionService { shutdown in await shutdown.cancelling { await MemoryRelease.run() } }),
             .init("signals", FunctionService { shutdown in
                 await shutdown.cancelling { await handleSignals(signals, reloader: reloader, notifier: notifier, log: log) }
