@@ -4,15 +4,12 @@
 #include <errno.h>
 #include <grp.h>
 #include <malloc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/random.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 int interactive_accept_nonblocking(int fd) {
@@ -54,16 +51,6 @@ int interactive_user_groups(const char *user, gid_t group, gid_t *groups, int ca
         return -1;
     }
     return count;
-}
-
-int interactive_set_thread_nice(int nice) {
-    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
-}
-
-void interactive_set_thread_name(const char *name) {
-    char shortened[16];
-    snprintf(shortened, sizeof(shortened), "%s", name);
-    pthread_setname_np(pthread_self(), shortened);
 }
 
 int interactive_release_free_memory(void) {

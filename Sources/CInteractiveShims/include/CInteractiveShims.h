@@ -2,7 +2,6 @@
 #define C_INTERACTIVE_SHIMS_H
 
 #include <sys/types.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <stddef.h>
 
@@ -33,8 +32,6 @@ int interactive_notify_nonblocking(const char *state);
 /// pipe, unblocks them in the calling thread, and returns the pipe's read end (or -errno).
 int interactive_signal_pipe(const int *signals, int count);
 
-/// Names the calling thread (pthread_setname_np, a GNU extension); `name` is cut to 15 bytes.
-void interactive_set_thread_name(const char *name);
 
 /// Returns freed heap memory to the kernel (glibc's malloc_trim(0), declared in <malloc.h>,
 /// which Swift's Glibc module does not import); 1 when memory was released.
@@ -43,5 +40,3 @@ int interactive_release_free_memory(void);
 /// Bytes of the heap that are free but still held by the process (mallinfo2's fordblks).
 size_t interactive_free_heap_bytes(void);
 
-/// Sets the calling thread's nice value (Linux schedules threads one by one); 0 or -1 with errno.
-int interactive_set_thread_nice(int nice);

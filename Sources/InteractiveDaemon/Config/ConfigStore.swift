@@ -1,9 +1,13 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
 /// Owns the configuration: its layers, the effective settings, `config.set` (kept in the
 /// store), reloads of the file, and `config.changed` events.
 actor ConfigStore {
+    /// Pinned to the event loop, where the requests that read and change it are handled.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     private static let runtimeSettingKey = "runtimeConfig"
 
     private var layers: ConfigLayers

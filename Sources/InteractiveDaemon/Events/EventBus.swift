@@ -1,5 +1,6 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 
 /// The daemon's event stream and status board.
 ///
@@ -10,6 +11,9 @@ import JSONValue
 /// An event may carry a redacted version of its data (a play ticket's token nulled): observer-role
 /// subscribers get that one, live and in replays.
 actor EventBus {
+    /// Pinned to the event loop: publishers on the display path reach it without a hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     struct Subscriber {
         let queue: OutboundQueue
         let prefixes: [String]?

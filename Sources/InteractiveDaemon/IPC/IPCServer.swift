@@ -76,6 +76,9 @@ struct IPCServer: Sendable {
 
 /// The server's admission state, shared by the accept loop and the connection tasks.
 actor AdmissionBox {
+    /// Pinned to the event loop, where the accept loop and the connections run.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+
     private var admission: ConnectionAdmission
 
     init(_ admission: ConnectionAdmission) { self.admission = admission }

@@ -131,9 +131,12 @@ class Screen:
         await asyncio.sleep(0.1)  # out-of-process frames reach the compositor a moment later
 
     async def screenshot(self, path: Path) -> None:
-        """A PNG of the whole screen."""
+        """A PNG of the whole screen, written whole or not at all: a reader that sees the name
+        (a test, the contact sheet) never reads a half-written file."""
         shot = await self.send("Page.captureScreenshot", {"format": "png"})
-        path.write_bytes(base64.b64decode(shot["data"]))
+        partial = path.with_name(path.name + ".partial")
+        partial.write_bytes(base64.b64decode(shot["data"]))
+        partial.replace(path)
 
     async def press(self, key: str) -> None:
         """A remote key as real keyboard input (to whatever frame has the focus)."""
