@@ -477,6 +477,8 @@ def main():
     parser.add_argument("--overlays", type=int, default=200, help="(d) tracked overlays under callgrind")
     parser.add_argument("--callgrind-rate", type=float, default=20)
     parser.add_argument("--skip", default="", help=f"comma-separated sections to leave out: {','.join(SECTIONS)}")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the work folder (its callgrind dumps, for callgrind_annotate) and print its path")
     args = parser.parse_args()
     daemons = []
     for spec in args.daemon:
@@ -501,7 +503,10 @@ def main():
             for name, values in measure(daemons, args, work).items():
                 results[name].update(values)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            log(f"work folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
     log()
     log(f"== summary ({time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())})")

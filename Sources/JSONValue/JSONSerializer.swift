@@ -27,8 +27,8 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            // Byte order of the UTF-8 keys: stable, and cheaper than String comparison.
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            // Keys in order, so the same value is always written the same way.
+            let sorted = members.sorted { $0.key < $1.key }
             for (offset, member) in sorted.enumerated() {
                 if offset > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(member.key, to: &out)
@@ -133,3 +133,4 @@ extension JSONValue: Codable {
         }
     }
 }
+

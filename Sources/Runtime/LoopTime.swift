@@ -2,12 +2,13 @@
 import Glibc
 #endif
 
-/// Nanoseconds of the monotonic clock, the unit of the timer heap: read once per turn of the
-/// loop, so it is a plain `clock_gettime` (no `Duration` arithmetic).
+/// Nanoseconds of `CLOCK_BOOTTIME` (the clock `ContinuousClock` reads on Linux, so a deadline
+/// keeps counting while the box is suspended), the unit of the timer heap: read once per turn of
+/// the loop, so it is a plain `clock_gettime` (no `Duration` arithmetic).
 struct LoopTime {
     var now: UInt64 {
         var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
+        clock_gettime(CLOCK_BOOTTIME, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 

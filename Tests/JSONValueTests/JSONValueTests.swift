@@ -46,3 +46,14 @@ import Testing
         #expect(JSONValue.string("true").lenientBool == true)
     }
 }
+
+@Suite struct KeyOrderTests {
+    @Test func objectKeysAreWrittenInOrder() {
+        let keys = ["b", "a", "ab", "", "é", "z", "Z", "aa", "\u{1F600}", "a\u{0}"]
+        let object = JSONValue.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.null) }))
+        let members = keys.sorted().map { String(decoding: JSONValue.string($0).serialized(), as: UTF8.self) + ":null" }
+        #expect(String(decoding: object.serialized(), as: UTF8.self) == "{" + members.joined(separator: ",") + "}")
+        // For these (normalized) keys that is also the order of their UTF-8 bytes.
+        #expect(keys.sorted() == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+}
