@@ -21,9 +21,9 @@ public enum DaemonExit: Int32 {
 /// Starts the daemon, runs it until SIGTERM/SIGINT, and stops it gracefully.
 public enum Daemon {
     /// How long the services may take to stop gracefully before they are cancelled, and when
-    /// the process exits even if one ignores its cancellation.
+    /// the process is killed (SIGALRM) even if one ignores its cancellation.
     static let shutdownGracePeriod: Duration = .seconds(4)
-    static let shutdownDeadline: Duration = .milliseconds(4_500)
+    static let shutdownDeadline: Duration = .seconds(5)
 
     public static func main(arguments: [String], environment: [String: String]) async -> DaemonExit {
         let options: DaemonOptions
@@ -179,7 +179,13 @@ public enum Daemon {
         log.notice("interactived \(interactivedVersion) ready on \(socketDescription)", ["INTERACTIVE_BOOT_ID": bootId], id: .started)
 
         // Runs until a stop signal ends the signal service (or another service ends on its own).
-        let outcome = await ServiceGroup(services, gracePeriod: shutdownGracePeriod).run(until: ShutdownSignal())
+        // From the moment the stop begins, the process ends within `shutdownDeadline` whatever
+        // a service or the event loop does: SIGALRM's default action kills it (a failed stop).
+        let group = ServiceGroup(services, gracePeriod: shutdownGracePeriod) { _ in
+            alarm(UInt32(shutdownDeadline.components.seconds))
+        }
+        let outcome = await group.run(until: ShutdownSignal())
+        alarm(0)
         for failure in outcome.failures { log.error("The \(failure.name) service failed: \(failure.error)") }
         if let first = outcome.endedFirst, first != "signals" { log.error("The \(first) service ended on its own; stopping") }
         if !outcome.cancelled.isEmpty {
@@ -189,8 +195,7 @@ public enum Daemon {
         return .ok
     }
 
-    /// Reloads the configuration on SIGHUP; returns on SIGTERM or SIGINT, after which the process
-    /// exits within `shutdownDeadline` whatever a service does.
+    /// Reloads the configuration on SIGHUP; returns on SIGTERM or SIGINT, which stops the group.
     private static func handleSignals(_ signals: AsyncStream<ProcessSignal>, reloader: ConfigReloader,
                                       notifier: ServiceNotifier, log: Logger) async {
         for await signal in signals {
@@ -200,10 +205,6 @@ public enum Daemon {
             }
             notifier.stopping()
             log.notice("Stopping (signal \(signal.rawValue))", id: .stopping)
-            EventLoop.shared.schedule(after: shutdownDeadline) {
-                log.error("The services did not stop within \(shutdownDeadline); exiting now")
-                exit(0)
-            }
             return
         }
     }

@@ -196,6 +196,7 @@ public final class Connection: @unchecked Sendable {
             while true {
                 let step = try tls.handshake()
                 flushTLSOutput()
+                if case .closed = phase { return }  // the flush failed the connection
                 switch step {
                 case .done:
                     finishSetup()
@@ -251,12 +252,6 @@ public final class Connection: @unchecked Sendable {
             output.append(contentsOf: bytes)
             flushOutput()
         }
-    }
-
-    /// Bytes queued and not yet taken by the kernel. Loop only.
-    public var bufferedOutputBytes: Int {
-        loop.assertInLoop()
-        return output.count - outputOffset
     }
 
     /// Asks for a `drained` event once everything queued is written (at once if nothing is). Loop only.
@@ -352,6 +347,7 @@ public final class Connection: @unchecked Sendable {
                 }
             }.get()
             flushTLSOutput()
+            if case .closed = phase { return .endOfStream }  // the flush failed the connection
             if let plaintext { return plaintext }
             switch try receiveRaw() {
             case .data(let bytes): bytes.withUnsafeBytes { tls.feed($0) }

@@ -7,9 +7,10 @@ import Glibc
 /// The process's one event loop: a thread waiting in epoll for the sockets registered with it,
 /// woken by an eventfd when work arrives, and running the timers of a heap.
 ///
-/// It runs three kinds of work, in the order they were submitted: blocks (`execute`), timers
-/// (`schedule`), and jobs, as the `SerialExecutor` of every actor pinned to it and, through
-/// `taskExecutor`, as the `TaskExecutor` of tasks that prefer it. A socket's readiness, its read, the protocol decoding and the actor that
+/// Each turn it runs, in this order: blocks (`execute`) and jobs (as the `SerialExecutor` of every
+/// actor pinned to it and, through `taskExecutor`, the `TaskExecutor` of tasks that prefer it) in
+/// the order they were submitted; then the timers that are due (`schedule`); then the handlers of
+/// the descriptors epoll reported. A socket's readiness, its read, the protocol decoding and the actor that
 /// decides what to do with it therefore all run on this one thread, without a hop.
 ///
 /// Work on the loop must never block. What may block (SQLite) runs on `BookkeepingExecutor`.
@@ -119,9 +120,6 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         inbox.state.withLock { _ = $0.timers.remove(timer) }
     }
 
-    /// The number of timers pending (for status and tests).
-    public var pendingTimers: Int { inbox.state.withLock { $0.timers.count } }
-
     // MARK: I/O
 
     /// Watches the non-blocking descriptor `fd` (edge-triggered, readable and writable);
@@ -161,11 +159,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         let serial = asUnownedSerialExecutor()
         let tasks = taskExecutor.asUnownedTaskExecutor()
         while true {
-            let now = time.now
-            let due = inbox.state.withLock { state -> [TimerHeap.Timer] in
-                swap(&batch, &state.queue)
-                return state.timers.popDue(now: now)
-            }
+            inbox.state.withLock { state in swap(&batch, &state.queue) }
             for item in batch {
                 switch item {
                 case .block(let block): block()
@@ -174,7 +168,10 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
                 }
             }
             batch.removeAll(keepingCapacity: true)
-            for timer in due { timer.work() }
+            // Timers one at a time, after the batch: a timer cancelled by the work before it
+            // (or by the timer before it) does not run.
+            let now = time.now
+            while let timer = inbox.state.withLock({ $0.timers.popFirst(dueAt: now) }) { timer.work() }
 
             // Wait for I/O until the nearest timer; only poll when more work arrived meanwhile.
             let timeout = inbox.state.withLock { state -> Int32 in
@@ -188,23 +185,22 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
                 return Int32(min(60_000, (earliest - now + 999_999) / 1_000_000))
             }
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout) }
-            let woken = inbox.state.withLock { state -> Bool in
-                defer {
-                    state.asleep = false
-                    state.sleepingUntil = nil
-                    state.wakeupPending = false
-                }
-                return state.wakeupPending
-            }
-            if woken {
-                var value: UInt64 = 0
-                _ = read(wakeFD, &value, 8)
+            inbox.state.withLock { state in
+                state.asleep = false
+                state.sleepingUntil = nil
+                state.wakeupPending = false
             }
             guard count > 0 else { continue }
             for index in 0..<Int(count) {
                 let fd = events[index].data.fd
-                guard fd != wakeFD, let handler = handlers[fd] else { continue }
-                handler(IOEvents(epoll: events[index].events))
+                if fd == wakeFD {
+                    // Drained whenever epoll reports it (it is level-triggered): a wake-up written
+                    // after the loop had already left epoll_wait must not leave it readable.
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, 8)
+                    continue
+                }
+                handlers[fd]?(IOEvents(epoll: events[index].events))
             }
         }
     }

@@ -36,11 +36,16 @@ public struct ServiceGroup: Sendable {
     private let entries: [Entry]
     private let gracePeriod: Duration
     private let loop: EventLoop
+    private let stopping: @Sendable (_ endedFirst: String?) -> Void
 
-    public init(_ entries: [Entry], gracePeriod: Duration, loop: EventLoop = .shared) {
+    /// `stopping` is called once, when the stop begins: with the service that ended on its own,
+    /// or nil when the shutdown signal fired.
+    public init(_ entries: [Entry], gracePeriod: Duration, loop: EventLoop = .shared,
+                stopping: @escaping @Sendable (_ endedFirst: String?) -> Void = { _ in }) {
         self.entries = entries
         self.gracePeriod = gracePeriod
         self.loop = loop
+        self.stopping = stopping
     }
 
     private enum Signal: Sendable {
@@ -93,6 +98,7 @@ public struct ServiceGroup: Sendable {
             }
 
             // Stop the rest, last started first, within the grace period.
+            stopping(outcome.endedFirst)
             let deadline = ContinuousClock.now.advanced(by: gracePeriod)
             let graceTimer = loop.schedule(at: deadline) { continuation.yield(.graceOver) }
             var graceOver = false

@@ -66,20 +66,3 @@ private final class Sleeper: Sendable {
         return taken?.1
     }
 }
-
-/// A `Clock` whose sleeps are served by an event loop's timers; its instants are
-/// `ContinuousClock`'s. Code that takes `some Clock<Duration>` runs on it in the daemon and on a
-/// test clock in unit tests.
-public struct LoopClock: Clock {
-    public typealias Instant = ContinuousClock.Instant
-    public let loop: EventLoop
-
-    public init(loop: EventLoop = .shared) { self.loop = loop }
-
-    public var now: Instant { .now }
-    public var minimumResolution: Duration { .milliseconds(1) }
-
-    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try await loop.sleep(until: deadline)
-    }
-}

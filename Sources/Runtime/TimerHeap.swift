@@ -42,14 +42,11 @@ struct TimerHeap {
         return true
     }
 
-    /// Removes and returns the timers due at `now`, earliest first.
-    mutating func popDue(now: UInt64) -> [Timer] {
-        var due: [Timer] = []
-        while let first = timers.first, first.deadline <= now {
-            due.append(first)
-            remove(first.id)
-        }
-        return due
+    /// Removes and returns the earliest timer if it is due at `now`.
+    mutating func popFirst(dueAt now: UInt64) -> Timer? {
+        guard let first = timers.first, first.deadline <= now else { return nil }
+        remove(first.id)
+        return first
     }
 
     /// Moves the timer at `index` up while it precedes its parent; returns where it ended.

@@ -63,6 +63,24 @@ private actor PinnedCounter {
         #expect(ContinuousClock.now - start >= .milliseconds(20))
     }
 
+    @Test func aTimerCancelledByWorkOfTheSameTurnDoesNotRun() async {
+        let fired = Mutex(false)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.execute { [loop] in
+                // Due during the next turn, whose work cancels it before its timers run: a timer
+                // due at once takes the rest of this turn (2 ms), and the next turn's block cancels.
+                let timer = loop.schedule(after: .milliseconds(1)) { fired.withLock { $0 = true } }
+                loop.schedule(at: .now) {
+                    let end = ContinuousClock.now.advanced(by: .milliseconds(2))
+                    while ContinuousClock.now < end {}
+                }
+                loop.execute { loop.cancel(timer) }
+                loop.schedule(after: .milliseconds(20)) { done.resume() }
+            }
+        }
+        #expect(!fired.withLock { $0 })
+    }
+
     @Test func reportsReadinessOfARegisteredDescriptor() async throws {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds) == 0)

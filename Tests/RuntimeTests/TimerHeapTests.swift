@@ -1,6 +1,14 @@
 @testable import Runtime
 import Testing
 
+extension TimerHeap {
+    mutating func popAll(dueAt now: UInt64) -> [Timer] {
+        var due: [Timer] = []
+        while let timer = popFirst(dueAt: now) { due.append(timer) }
+        return due
+    }
+}
+
 @Suite struct TimerHeapTests {
     private func timer(_ id: UInt64, at deadline: UInt64) -> TimerHeap.Timer {
         TimerHeap.Timer(id: TimerID(value: id), deadline: deadline, work: {})
@@ -11,9 +19,9 @@ import Testing
         for (id, deadline) in [(1, 50), (2, 10), (3, 30), (4, 10), (5, 90)] as [(UInt64, UInt64)] {
             heap.insert(timer(id, at: deadline))
         }
-        #expect(heap.popDue(now: 40).map(\.id.value) == [2, 4, 3])
+        #expect(heap.popAll(dueAt: 40).map(\.id.value) == [2, 4, 3])
         #expect(heap.earliest == 50)
-        #expect(heap.popDue(now: 100).map(\.id.value) == [1, 5])
+        #expect(heap.popAll(dueAt: 100).map(\.id.value) == [1, 5])
         #expect(heap.isEmpty)
     }
 
@@ -26,7 +34,7 @@ import Testing
         }
         let removedTwice = heap.remove(TimerID(value: 1))
         #expect(!removedTwice, "a removed timer is not pending any more")
-        let popped = heap.popDue(now: .max)
+        let popped = heap.popAll(dueAt: .max)
         #expect(popped.count == 200 - 67)
         let keys = popped.map { ($0.deadline, $0.id.value) }
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 })

@@ -30,10 +30,18 @@ struct IPCServer: Sendable {
             while !Task.isCancelled {
                 let fd = interactive_accept_nonblocking(listener.fd)
                 if fd < 0 {
-                    if errno == EAGAIN || errno == EWOULDBLOCK {
+                    let failure = errno
+                    switch failure {
+                    case EAGAIN, EWOULDBLOCK:
                         do { try await watched.readable() } catch { break }
-                    } else if errno == EMFILE || errno == ENFILE {
-                        log.error("Out of file descriptors; not accepting for 100 ms")
+                    case EINTR, ECONNABORTED:
+                        continue  // that connection is gone; the next may be waiting
+                    case EBADF, EINVAL, ENOTSOCK:
+                        log.error("The local socket cannot accept any more (\(String(cString: strerror(failure)))); not serving clients")
+                        return
+                    default:
+                        // EMFILE, ENFILE, ENOBUFS, ENOMEM, …: wait instead of spinning on the loop.
+                        log.error("Cannot accept a local client (\(String(cString: strerror(failure)))); not accepting for 100 ms")
                         try? await EventLoop.shared.sleep(for: .milliseconds(100))
                     }
                     continue

@@ -20,7 +20,7 @@ actor OverlayManager {
     /// Bet confirmations asked of the viewer (`answer.confirm`), by overlay id.
     var confirmations = BetConfirmations<CheckedContinuation<BetDecision, Never>>()
     /// The expiry timer, the answer flows and the bet confirmations' deadlines, run by `run()`.
-    let work = ChildTasks()
+    let work = ChildTasks(preferring: EventLoop.shared.taskExecutor)
     private var turns = EffectTurns()
 
     init(bus: EventBus, store: Store, log: Logger) {

@@ -18,7 +18,7 @@ actor PredictManager {
     private let store: Store
     private let overlays: OverlayManager
     private let log: Logger
-    private let work = ChildTasks()
+    private let work = ChildTasks(preferring: EventLoop.shared.taskExecutor)
     /// The armed fade timer: bumped on each re-arm, so a superseded timer that fires does nothing.
     private var timerGeneration = 0
     private var turns = EffectTurns()

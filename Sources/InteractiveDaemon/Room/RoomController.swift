@@ -40,7 +40,7 @@ actor RoomController {
     var drainingHeld = false
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
     /// The connection attempts, join-room acks and status requests, run as child tasks of `run()`.
-    let work = ChildTasks()
+    let work = ChildTasks(preferring: EventLoop.shared.taskExecutor)
 
     /// emit-ack tracking of live overlays.
     let tracking: TrackingService

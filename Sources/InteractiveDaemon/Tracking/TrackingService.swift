@@ -21,7 +21,7 @@ actor TrackingService {
     /// What `feed` delivers, handled by `run()`.
     private nonisolated let events: AsyncStream<TrackingFeed.Item>
     /// The lanes, the store writer and the timers, run as child tasks of `run()`.
-    private nonisolated let work = ChildTasks()
+    private nonisolated let work = ChildTasks(preferring: EventLoop.shared.taskExecutor)
 
     private let store: Store
     private let bus: EventBus
