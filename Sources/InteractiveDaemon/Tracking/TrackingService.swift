@@ -19,7 +19,7 @@ actor TrackingService {
     /// Where the overlay pipeline records what happens to overlays.
     nonisolated let feed: TrackingFeed
     /// What `feed` delivers, handled by `run()`.
-    private nonisolated let events: AsyncStream<TrackingFeed.Item>
+    private nonisolated let events: Mailbox<TrackingFeed.Item>
     /// The lanes, the store writer and the timers, run as child tasks of `run()`.
     private nonisolated let work = ChildTasks(preferring: EventLoop.shared.taskExecutor)
 
@@ -56,9 +56,8 @@ actor TrackingService {
         self.ackTimeout = ackTimeout
         self.clock = clock
         book = TrackingBook(deviceId: deviceId, context: context, renderTimeout: renderTimeout)
-        let (events, continuation) = AsyncStream.makeStream(of: TrackingFeed.Item.self)
-        self.events = events
-        feed = TrackingFeed(continuation: continuation)
+        events = Mailbox()
+        feed = TrackingFeed(mailbox: events)
     }
 
     /// Runs the service until cancelled: handles what the feed delivers, in order, and the
@@ -73,7 +72,7 @@ actor TrackingService {
 
     /// Handles what the feed delivers, in order, until the service stops.
     private func handleFeed() async {
-        for await item in events {
+        while let item = await events.next() {
             switch item {
             case .event(let event):
                 await record(event)
@@ -385,12 +384,12 @@ struct TrackingFeed: OverlayTracker {
         let count = Atomic<Int>(0)
     }
 
-    let continuation: AsyncStream<Item>.Continuation
+    let mailbox: Mailbox<Item>
     let backlog = Backlog()
 
     func record(_ event: TrackingEvent) {
         backlog.count.add(1, ordering: .relaxed)
-        continuation.yield(.event(event))
+        mailbox.send(.event(event))
     }
 
     /// Waits while at most `settleLimit` events are behind, so a status read after an action
@@ -399,14 +398,14 @@ struct TrackingFeed: OverlayTracker {
     func settled() async {
         let behind = backlog.count.load(ordering: .acquiring)
         guard behind > 0, behind <= Self.settleLimit else { return }
-        await withCheckedContinuation { continuation.yield(.settled($0)) }
+        await withCheckedContinuation { mailbox.send(.settled($0)) }
     }
 
     static let settleLimit = 256
 
     func keepUp() async {
         guard backlog.count.load(ordering: .acquiring) > Self.backlogLimit else { return }
-        await withCheckedContinuation { continuation.yield(.settled($0)) }
+        await withCheckedContinuation { mailbox.send(.settled($0)) }
     }
 
     /// The backlog past which the overlay pipeline waits for tracking (`keepUp`). Measured with
