@@ -61,8 +61,12 @@ public struct HTTPResponseParser: Sendable {
     public mutating func receive(_ bytes: some Collection<UInt8>) throws(HTTPError) -> HTTPResponse? {
         guard !bytes.isEmpty else { return nil }
         receivedAny = true
+        if case .complete = state {
+            // Bytes after a complete response: not kept, and the connection is not reused.
+            persistent = false
+            return nil
+        }
         buffer.append(contentsOf: bytes)
-        if case .complete = state { return nil }
         return try parse()
     }
 
@@ -128,6 +132,7 @@ public struct HTTPResponseParser: Sendable {
                 state = .chunkSize
             case .trailers(let bytes):
                 let limit = Self.maxHeadBytes - bytes
+                guard limit >= 0 else { throw .malformedResponse("trailers too long") }
                 guard let line = try nextLine(from: position, limit: limit, what: "trailers") else { return nil }
                 let length = line.next - position
                 position = line.next

@@ -71,19 +71,28 @@ public final class Connection: @unchecked Sendable {
 
     // MARK: Connecting
 
-    /// Resolves `host`, connects to its addresses in turn (each gets a share of what is left of
-    /// `timeout`) and, with `tls`, completes the TLS handshake with verification. Cancelling the
-    /// calling task ends the attempt at once. Throws `NetworkError` or `CancellationError`.
+    /// Resolves `host` (within `timeout`), connects to its addresses in turn (each gets a share of
+    /// what is left of `timeout`) and, with `tls`, completes the TLS handshake with verification. Cancelling the
+    /// calling task ends the attempt at once. Throws `NetworkError` (`.cancelled` when cancelled).
     public static func connect(
         host: String, port: Int, tls: TLSOptions?, timeout: Duration, loop: EventLoop = .shared,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> Connection {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        let addresses = try await DNSResolver.resolve(host: host, port: port)
+        let addresses: [SocketAddress]
+        do {
+            addresses = try await withTimeout(timeout, "resolving \(host)", loop: loop) {
+                try await DNSResolver.resolve(host: host, port: port)
+            }
+        } catch let error as TimeoutError {
+            throw NetworkError.timeout(error.what)
+        } catch is CancellationError {
+            throw NetworkError.cancelled
+        }
         let hostIsIP = DNSResolver.numericAddress(host: host, port: port) != nil
         var lastError = NetworkError.connectFailed("no address for \(host)")
         for (index, address) in addresses.enumerated() {
-            try Task.checkCancellation()
+            if Task.isCancelled { throw NetworkError.cancelled }
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { throw NetworkError.timeout("connecting to \(host):\(port)") }
             let share = remaining / (addresses.count - index)

@@ -126,8 +126,10 @@ actor TrackingService {
         let id = nextDrainWaiter
         nextDrainWaiter += 1
         await withTaskGroup(of: Void.self) { group in
+            // Ends the wait at the limit, or at once when the caller is cancelled (the sleep then
+            // throws); after a drain that finished it finds nothing to end.
             group.addTask {
-                guard (try? await EventLoop.shared.sleep(for: limit)) != nil else { return }
+                _ = try? await EventLoop.shared.sleep(for: limit)
                 await self.endDrain(id)
             }
             await withCheckedContinuation { drainWaiters[id] = $0 }
