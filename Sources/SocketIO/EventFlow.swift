@@ -1,3 +1,4 @@
+import Runtime
 import Synchronization
 
 /// What the consumer of `SocketIOClient.events` has taken out, on its way to the client's
@@ -65,11 +66,14 @@ public struct SocketIOEventStream: AsyncSequence, Sendable {
     public typealias Element = SocketIOEvent
     public typealias Failure = Never
 
-    let base: AsyncStream<(SocketIOEvent, Int)>
+    /// A mailbox rather than an `AsyncStream`: its consumer (the room, an actor on the event loop)
+    /// waits and resumes on its own executor, where AsyncStream's internals would take each event
+    /// through a thread of the cooperative pool and back.
+    let base: Mailbox<(SocketIOEvent, Int)>
     let consumption: EventConsumption
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<(SocketIOEvent, Int)>.Iterator
+        let base: Mailbox<(SocketIOEvent, Int)>
         let consumption: EventConsumption
 
         public mutating func next() async -> SocketIOEvent? {
@@ -84,6 +88,6 @@ public struct SocketIOEventStream: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), consumption: consumption)
+        AsyncIterator(base: base, consumption: consumption)
     }
 }

@@ -24,7 +24,7 @@ public actor SocketIOClient {
     private var machine: SocketIOClientMachine
     private let credentials: @Sendable () async -> SocketIOCredentials
     private let log: @Sendable (SocketIOLogLevel, String) -> Void
-    private let eventsContinuation: AsyncStream<(SocketIOEvent, Int)>.Continuation
+    private let eventsMailbox: Mailbox<(SocketIOEvent, Int)>
     private let statesContinuation: AsyncStream<SocketIOConnectionState>.Continuation
     private let consumption = EventConsumption()
     /// The open connection, and the attempt that opens one.
@@ -48,9 +48,9 @@ public actor SocketIOClient {
         machine = SocketIOClientMachine(configuration: configuration, seed: seed.next())
         self.credentials = credentials
         self.log = log
-        let (eventStream, eventsContinuation) = AsyncStream<(SocketIOEvent, Int)>.makeStream(bufferingPolicy: .unbounded)
-        self.eventsContinuation = eventsContinuation
-        events = SocketIOEventStream(base: eventStream, consumption: consumption)
+        let eventsMailbox = Mailbox<(SocketIOEvent, Int)>()
+        self.eventsMailbox = eventsMailbox
+        events = SocketIOEventStream(base: eventsMailbox, consumption: consumption)
         (states, statesContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         consumption.attach(self)
     }
@@ -64,7 +64,7 @@ public actor SocketIOClient {
         opening?.cancel()
         for timer in timers.values { loop.cancel(timer) }
         if let connection { loop.execute { connection.abort(.cancelled) } }
-        eventsContinuation.finish()
+        eventsMailbox.finish()
         statesContinuation.finish()
         for continuation in acks.values { continuation.resume(throwing: SocketIOError.disconnectedByClient) }
         for waiter in closingWaiters { waiter.resume() }
@@ -268,7 +268,7 @@ public actor SocketIOClient {
                 consumption.wake(at: machine.consumptionToResume)
                 connection?.setReading(on)
             case .deliver(let event, let size):
-                eventsContinuation.yield((event, size))
+                eventsMailbox.send((event, size))
             case .resolveAck(let id, let payload):
                 acks.removeValue(forKey: id)?.resume(returning: payload)
             case .failAck(let id, let error):
