@@ -89,7 +89,12 @@ extension RoomController {
     /// Follows one connection's server events, on this actor: the backend's frame reaches the
     /// room, the overlays and the event bus on the loop.
     private func followEvents(of client: SocketIOClient, generation: Int) async {
-        for await event in client.events { await socketEvent(event, generation: generation) }
+        for await event in client.events {
+            await socketEvent(event, generation: generation)
+            // One backend event per turn of the event loop: under a flood, local requests queued
+            // meanwhile are answered between two events instead of after the whole backlog.
+            await Task.yield()
+        }
     }
 
     func closeSocket() async {
