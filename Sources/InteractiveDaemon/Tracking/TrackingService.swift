@@ -77,7 +77,9 @@ actor TrackingService {
             case .event(let event):
                 await record(event)
                 feed.backlog.count.subtract(1, ordering: .releasing)
-            case .settled(let continuation): continuation.resume()
+            // Resumed once the store writes of the events before it are done too: a status read
+            // that says an ack is pending may be followed by a kill -9, and the ack must survive it.
+            case .settled(let continuation): enqueue(.flushed(continuation))
             }
         }
     }
