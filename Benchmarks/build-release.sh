@@ -52,11 +52,17 @@ if nm "$BIN" 2>/dev/null | grep -q 'URLSession'; then
 fi
 echo "check: no URLSession (FoundationNetworking) symbol in the binary"
 
+# The size in bytes of binary $1 once stripped (a stripped copy, removed after).
+stripped_size() {
+    local copy
+    copy=$(mktemp /tmp/stripped-XXXXXX)
+    strip -o "$copy" "$1"
+    stat -c %s "$copy"
+    rm -f "$copy"
+}
+
 SIZE=$(stat -c %s "$BIN")
-STRIPPED=$(mktemp /tmp/interactived-stripped-XXXXXX)
-strip -o "$STRIPPED" "$BIN"
-STRIPPED_SIZE=$(stat -c %s "$STRIPPED")
-rm -f "$STRIPPED"
+STRIPPED_SIZE=$(stripped_size "$BIN")
 echo "dynamic libraries: $(echo "$LIBS" | grep -c '=>') ($(echo "$LIBS" | awk '/=>/ {printf "%s ", $1}'))"
 echo "binary: $BIN"
 awk -v s="$SIZE" -v t="$STRIPPED_SIZE" 'BEGIN { printf "size: %d bytes (%.1f MiB); stripped: %d bytes (%.1f MiB)\n", s, s / 1048576, t, t / 1048576 }'
@@ -71,10 +77,7 @@ if echo "$CTL_LIBS" | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRunt
     exit 1
 fi
 CTL_SIZE=$(stat -c %s "$CTL")
-CTL_STRIPPED=$(mktemp /tmp/interactivectl-stripped-XXXXXX)
-strip -o "$CTL_STRIPPED" "$CTL"
-CTL_STRIPPED_SIZE=$(stat -c %s "$CTL_STRIPPED")
-rm -f "$CTL_STRIPPED"
+CTL_STRIPPED_SIZE=$(stripped_size "$CTL")
 CTL_LIMIT=20000000
 echo "interactivectl dynamic libraries: $(echo "$CTL_LIBS" | grep -c '=>') ($(echo "$CTL_LIBS" | awk '/=>/ {printf "%s ", $1}'))"
 echo "interactivectl binary: $CTL"
