@@ -23,15 +23,18 @@ extension Store {
             return Array(repeating: nil, count: writes.count)
         } catch {
             guard writes.count > 1 else { return [error] }
+            // One at a time, so that what fits is stored. The health is the batch's: a small write
+            // that still fits on a full disk does not clear the problem the others met.
             var failures: [(any Error)?] = []
             for write in writes {
                 do {
-                    try await recordingHealth { try inTransaction { try perform(write) } }
+                    try inTransaction { try perform(write) }
                     failures.append(nil)
                 } catch {
                     failures.append(error)
                 }
             }
+            await noteWriteOutcome(failures.last { $0 != nil } ?? nil)
             return failures
         }
     }

@@ -252,13 +252,22 @@ actor Store {
     func recordingHealth<T>(_ write: () throws -> T) async throws -> T {
         do {
             let result = try write()
-            if health.persistent, health.problem != nil { await updateHealth(problem: nil, error: health.lastError) }
+            await noteWriteOutcome(nil)
             return result
         } catch {
-            if health.persistent, let problem = StoreHealth.problem(of: error) {
-                await updateHealth(problem: problem, error: "\(error)")
-            }
+            await noteWriteOutcome(error)
             throw error
+        }
+    }
+
+    /// Keeps `health` up to date after a write (or a batch of writes): `failure` is the error a
+    /// write met, `nil` when everything was stored.
+    func noteWriteOutcome(_ failure: (any Error)?) async {
+        guard health.persistent else { return }
+        if let failure {
+            if let problem = StoreHealth.problem(of: failure) { await updateHealth(problem: problem, error: "\(failure)") }
+        } else if health.problem != nil {
+            await updateHealth(problem: nil, error: health.lastError)
         }
     }
 

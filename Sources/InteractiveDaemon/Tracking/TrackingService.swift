@@ -252,9 +252,11 @@ actor TrackingService {
         while !queuedWrites.isEmpty {
             let batch = queuedWrites
             queuedWrites = []
-            let failures = await store.apply(batch.compactMap { write -> TrackingWrite? in
+            let changes = batch.compactMap { write -> TrackingWrite? in
                 if case .change(let change) = write { return change } else { return nil }
-            })
+            }
+            // A batch of barriers only writes nothing (an empty transaction would report the store healthy).
+            let failures = changes.isEmpty ? [] : await store.apply(changes)
             var index = 0
             var acksStored = false
             var refused: [TrackingWrite] = []
@@ -281,6 +283,9 @@ actor TrackingService {
                 }
             }
             failedWrites.append(refused)
+            // What was queued while this batch was written goes after its refused writes, as it
+            // would have had they been known when it was queued (`enqueue`).
+            if !refused.isEmpty, !queuedWrites.isEmpty { requeueFailedWrites() }
             if acksStored || !refused.isEmpty {
                 startLanes()
                 await publishStatus()
