@@ -26,16 +26,25 @@ private final class LocalServer: Sendable {
         guard bound else { throw NetworkError.connectFailed("cannot listen: \(errno)") }
         port = Int(UInt16(bigEndian: address.sin_port))
         let listener = fd
+        // The accept thread owns the listener and closes it when accept fails after `stop`.
+        // Closed by `stop` instead, its number could be reused by another test's listener
+        // (tests run in parallel) before this thread's next accept, which would then take that
+        // test's connection and serve it with this test's peer.
         PeerThread.detach {
             while true {
                 let client = accept(listener, nil, nil)
-                guard client >= 0 else { return }
-                PeerThread.detach { serve(client) }
+                if client >= 0 {
+                    PeerThread.detach { serve(client) }
+                } else if errno != EINTR && errno != ECONNABORTED {
+                    close(listener)
+                    return
+                }
             }
         }
     }
 
-    func stop() { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+    /// Stops accepting (a pending `accept` fails at once); the accept thread closes the listener.
+    func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
 }
 
 /// Just enough of a thread for the test peers (FoundationEssentials has none).
@@ -192,5 +201,6 @@ private actor Owner {
         guard case .timeout? = error else {
             Issue.record("expected a timeout, got \(String(describing: error))")
             return
-        }    }
+        }
+    }
 }
