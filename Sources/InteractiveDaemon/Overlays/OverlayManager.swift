@@ -4,8 +4,9 @@ import Runtime
 
 /// Owns what is on screen: a thin shell around `ScreenCore` (which overlays are shown, replaced,
 /// recalled, expired and hidden, the players' reports and the web bridge) that performs what it
-/// decides (events, tracking, logs, the expiry timer), in the order decided; and the answer flow
-/// (OverlayManager+Answer.swift). `run()` owns its background work (the expiry timer, answer flows).
+/// decides (events, tracking, logs, the expiry timer), in the order decided; and the answer flow,
+/// decided by `AnswerCore` (OverlayManager+Answer.swift). `run()` owns its background work (the
+/// expiry timer, the answer flows' REST calls and confirmation deadlines).
 actor OverlayManager {
     /// Pinned to the event loop: the display path runs on one thread, without a hop.
     nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
