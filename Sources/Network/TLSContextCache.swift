@@ -132,7 +132,4 @@ package enum TLSContextCache {
         }
         return context
     }
-
-    /// How many contexts are kept (for tests).
-    static var count: Int { entries.withLock { $0.count } }
 }
