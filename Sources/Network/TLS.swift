@@ -1,7 +1,8 @@
 import COpenSSL
 import CNetworkShims
 
-/// TLS settings of a connection.
+/// TLS settings of a connection. Connections made with equal options share one TLS context
+/// (`TLSContextCache`).
 public struct TLSOptions: Sendable, Equatable {
     /// A PEM bundle of extra trusted CAs, added to the system store.
     public var caFile: String?

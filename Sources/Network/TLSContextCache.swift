@@ -19,7 +19,7 @@ import Glibc
 /// certificate directory is not loaded into a context: OpenSSL looks certificates up there as it
 /// verifies.) Connections already made keep the context they were made with (OpenSSL counts its
 /// references).
-package enum TLSContextCache {
+enum TLSContextCache {
     /// A CA bundle's identity on disk; nil when there is no such file.
     struct FileIdentity: Equatable {
         var device: UInt64
