@@ -102,13 +102,14 @@ actor RoomController {
                 log.info("Viewer \(previous ?? "(anonymous)") logged out", previous.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
             case .log(.restored(let userId)):
                 log.info("Viewer session restored", userId.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
-            case .keep(let kept):
-                await keepSession(kept)
-            case .publish(let state):
+            case .keep:
+                await keepSession(sessionCore.kept)
+            case .publish:
+                let state = session.publicState
                 await bus.publish(state, section: "session", status: state.json)
                 await overlays.setContext(roomContext)
-            case .playback(let viewer):
-                await playback.sessionChanged(viewer)
+            case .playback:
+                await playback.sessionChanged(session)
             case .reconnectLive(let reason):
                 await reconnectLive(reason: reason)
             }

@@ -1,14 +1,14 @@
-import IPCProtocol
-
-/// What a session change asks the room's shell (`RoomController`) to do, in order.
+/// What a session change asks the room's shell (`RoomController`) to do, in order. The session
+/// is the core's as it is when the effect is performed: when two changes interleave (the shell
+/// awaits the store and the bus), what is kept and told last is the latest session.
 enum SessionEffect: Sendable, Equatable {
     case log(SessionLogLine)
-    /// Keep the session in the store for a restart; nil forgets it (logged out).
-    case keep(ViewerSession?)
-    /// Publish `session.state` and give the overlays the room's context with the new viewer.
-    case publish(SessionState)
+    /// Keep `SessionCore.kept` in the store for a restart (nil: forget the kept session).
+    case keep
+    /// Publish `session.state` and give the overlays the room's context with the viewer.
+    case publish
     /// Tell playback: prefetched play tickets belong to one viewer.
-    case playback(ViewerSession)
+    case playback
     /// Make the live room's connection again, so that it carries the new token.
     case reconnectLive(reason: String)
 }
@@ -25,6 +25,9 @@ enum SessionLogLine: Sendable, Equatable {
 /// previous run, and what each does to the store, the players, playback and the live room.
 struct SessionCore: Sendable {
     private(set) var session = ViewerSession.anonymous
+
+    /// What the store keeps of the session: a logged-in viewer; nil (forget it) when anonymous.
+    var kept: ViewerSession? { session.isLoggedIn ? session : nil }
 
     /// `session.login` while `room` is the room (nil: none).
     mutating func login(token: String, userId: String, displayName: String?, room: Room?) -> [SessionEffect] {
@@ -45,13 +48,13 @@ struct SessionCore: Sendable {
     mutating func restore(_ kept: ViewerSession?, room: Room?) -> [SessionEffect] {
         guard let kept, room == nil, !session.isLoggedIn else { return [] }
         session = kept
-        return [.log(.restored(userId: kept.userId)), .publish(kept.publicState), .playback(kept)]
+        return [.log(.restored(userId: kept.userId)), .publish, .playback]
     }
 
     /// A login or logout: kept (or forgotten), told, and a live room not left reconnects with
     /// the new credentials (a room in error too: the new token may be what it lacked).
     private func changed(room: Room?) -> [SessionEffect] {
-        var effects: [SessionEffect] = [.keep(session.isLoggedIn ? session : nil), .publish(session.publicState), .playback(session)]
+        var effects: [SessionEffect] = [.keep, .publish, .playback]
         if let room, room.mode == .live, room.state != .left { effects.append(.reconnectLive(reason: "new login")) }
         return effects
     }
