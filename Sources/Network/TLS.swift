@@ -1,7 +1,8 @@
 import COpenSSL
 import CNetworkShims
 
-/// TLS settings of a connection.
+/// TLS settings of a connection. Connections made with equal options share one TLS context
+/// (`TLSContextCache`).
 public struct TLSOptions: Sendable, Equatable {
     /// A PEM bundle of extra trusted CAs, added to the system store.
     public var caFile: String?
@@ -22,33 +23,11 @@ package final class TLSSession {
     private let readBIO: OpaquePointer
     private let writeBIO: OpaquePointer
 
-    /// Sets up verification against the system store plus `options.caFile`, SNI for DNS names and
-    /// host name (or IP) verification unless `options.insecure`.
+    /// A session on the context for `options` (`TLSContextCache`: verification against the system
+    /// store plus `options.caFile` unless `options.insecure`), with SNI for DNS names and host name
+    /// (or IP) verification unless `options.insecure`.
     package init(host: String, hostIsIP: Bool, options: TLSOptions) throws(NetworkError) {
-        guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw .tlsFailed("cannot create a TLS context: \(TLSSession.drainErrors())")
-        }
-        defer { SSL_CTX_free(context) }
-        guard net_ssl_ctx_set_min_tls12(context) == 1 else {
-            throw .tlsFailed("cannot require TLS 1.2: \(TLSSession.drainErrors())")
-        }
-        net_ssl_ctx_set_modes(context)
-        if options.insecure {
-            SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
-        } else {
-            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-            guard SSL_CTX_set_default_verify_paths(context) == 1 else {
-                throw .tlsFailed("cannot load the system CA store: \(TLSSession.drainErrors())")
-            }
-            if let caFile = options.caFile {
-                guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                    throw .tlsFailed("cannot load the CA file \(caFile): \(TLSSession.drainErrors())")
-                }
-            }
-        }
-        guard let ssl = SSL_new(context) else {
-            throw .tlsFailed("cannot create a TLS session: \(TLSSession.drainErrors())")
-        }
+        let ssl = try TLSContextCache.session(for: options)
         guard let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)
             throw .tlsFailed("cannot create memory BIOs")

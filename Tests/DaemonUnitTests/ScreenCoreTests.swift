@@ -107,7 +107,10 @@ import Testing
         #expect(core.answered == ["q3"])
         #expect(core.answeredPending == nil)
         core.addAnswered(["q4"])
-        core.markAnswered("q5")
+        core.markAnswered("q5", room: Self.live, viewer: "user:alice")
+        // An answer given in another room or by another viewer is not this screen's.
+        core.markAnswered("q6", room: RoomKey(mediaId: "m2", mode: .live), viewer: "user:alice")
+        core.markAnswered("q7", room: Self.live, viewer: "user:bob")
         #expect(core.answered == ["q3", "q4", "q5"])
         // A late second reply of the same read changes nothing.
         core.answeredLoaded([], viewer: "user:alice", mediaId: "m1", nowMs: Self.nowMs, now: Self.t0, into: &effects)

@@ -168,4 +168,31 @@ import Testing
             return detail.contains("TLS certificate refused")
         }
     }
+
+    /// TLS contexts are built once per options and shared (TLSContextCache); a CA file replaced
+    /// on disk is still taken at the next connection, without a reload.
+    @Test func aCAFileReplacedOnDiskIsTakenAtTheNextConnection() async throws {
+        let trusted = try await TestCertificates()
+        let other = try await TestCertificates()
+        let secure = try await HTTPPeer(cert: trusted.certFile, key: trusted.keyFile)
+        let url = try HTTPURL(parsing: "https://localhost:\(secure.port)/connection")
+        let caFile = other.directory.appendingPathComponent("bundle.pem")
+        let tls = TLSOptions(caFile: caFile.path)
+        let fresh = HTTPClient(maxIdlePerOrigin: 0)
+        func get() async throws -> HTTPResponse {
+            try await fresh.send(HTTPRequest(method: "GET", url: url), tls: tls, timeout: .seconds(5))
+        }
+
+        try FileManager.default.copyItem(atPath: other.caFile, toPath: caFile.path)
+        await #expect {
+            try await get()
+        } throws: { error in
+            guard case HTTPError.connectFailed(let detail) = error else { return false }
+            return detail.contains("TLS certificate refused")
+        }
+        try Data(contentsOf: URL(fileURLWithPath: trusted.caFile)).write(to: caFile, options: .atomic)
+        #expect(try await get().status == 200)
+        // The context built from the new file serves the next connections too.
+        #expect(try await get().status == 200)
+    }
 }

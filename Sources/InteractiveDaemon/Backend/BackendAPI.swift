@@ -54,7 +54,7 @@ enum ActionOutcome: Sendable, Equatable {
 }
 
 /// The Interactive REST API (BACKEND.md, REST), for one tenant and viewer.
-struct BackendAPI: Sendable {
+struct BackendAPI: Sendable, Equatable {
     let requester: BackendRequester
     let apiURL: String
 
@@ -86,12 +86,12 @@ struct BackendAPI: Sendable {
     }
 
     /// `GET /api/public/vip-status?mediaId=…`.
-    func vipStatus(mediaId: String) async throws(BackendCallError) -> (vip: Bool, bet: Bool) {
+    func vipStatus(mediaId: String) async throws(BackendCallError) -> VIPStatus {
         let reply = try await call("GET", "/api/public/vip-status?mediaId=\(URLText.queryValue(mediaId))")
         guard let vip = reply["vip"]?.lenientBool, let bet = reply["bet"]?.lenientBool else {
             throw .unexpected("vip-status without vip and bet")
         }
-        return (vip, bet)
+        return VIPStatus(vip: vip, bet: bet)
     }
 
     /// `GET /api/interactive-status/{mediaId}`: the whole reply, and the answered timelines.

@@ -4,7 +4,7 @@ import Network
 
 /// Sends requests to the viewer's Interactive backend (REST and play requests) with the headers
 /// every call carries, built here only: the tenant, JSON, and the viewer's bearer token.
-struct BackendRequester: Sendable {
+struct BackendRequester: Sendable, Equatable {
     let tenant: String
     /// The viewer's bearer token, if logged in. Secret: never logged.
     let token: String?

@@ -4,8 +4,9 @@ import Runtime
 
 /// Owns what is on screen: a thin shell around `ScreenCore` (which overlays are shown, replaced,
 /// recalled, expired and hidden, the players' reports and the web bridge) that performs what it
-/// decides (events, tracking, logs, the expiry timer), in the order decided; and the answer flow
-/// (OverlayManager+Answer.swift). `run()` owns its background work (the expiry timer, answer flows).
+/// decides (events, tracking, logs, the expiry timer), in the order decided; and the answer flow,
+/// decided by `AnswerCore` (OverlayManager+Answer.swift). `run()` owns its background work (the
+/// expiry timer, the answer flows' REST calls and confirmation deadlines).
 actor OverlayManager {
     /// Pinned to the event loop: the display path runs on one thread, without a hop.
     nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
@@ -15,11 +16,9 @@ actor OverlayManager {
     let log: Logger
     var tracker: (any OverlayTracker)?
     var core = ScreenCore(idPrefix: DeviceIdentity.randomHex(bytes: 3))
-    /// Timelines with an answer in flight.
-    var answering: Set<String> = []
-    /// Bet confirmations asked of the viewer (`answer.confirm`), by overlay id.
-    var confirmations = BetConfirmations<CheckedContinuation<BetDecision, Never>>()
-    /// The expiry timer, the answer flows and the bet confirmations' deadlines, run by `run()`.
+    /// The answer flow's decisions (AnswerCore.swift).
+    var answers = AnswerCore()
+    /// The expiry timer, the answer flows' REST calls and the bet confirmations' deadlines, run by `run()`.
     let work = ChildTasks(preferring: EventLoop.shared.taskExecutor)
     private var turns = EffectTurns()
 
@@ -209,9 +208,9 @@ actor OverlayManager {
         case .track(let event):
             tracker?.record(event)
         case .overlayGone(let overlayId):
-            if case .resume(let waiter) = confirmations.overlayGone(overlayId) { waiter.resume(returning: .overlayGone) }
+            answerOverlayGone(overlayId)
         case .startAnswer(let overlayId, let answer):
-            work.start { await self.runAnswer(overlayId: overlayId, answer: answer) }
+            work.start { await self.startAnswer(overlayId: overlayId, answer: answer) }
         case .loadAnswered(let viewer, let mediaId):
             let store = self.store
             let log = self.log

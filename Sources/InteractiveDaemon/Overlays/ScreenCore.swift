@@ -28,7 +28,7 @@ enum ScreenEffect: Sendable, Equatable {
     case link(overlayId: String, url: String)
     /// Record a tracking event (live overlays only).
     case track(TrackingEvent)
-    /// A bet confirmation asked for this overlay ends (`BetDecision.overlayGone`).
+    /// A bet confirmation asked for this overlay ends (`AnswerCore.overlayGone`).
     case overlayGone(overlayId: String)
     /// Start the answer flow for what the template reported.
     case startAnswer(overlayId: String, answer: JSONValue)
@@ -125,8 +125,12 @@ struct ScreenCore: Sendable {
     /// Timelines the backend says the viewer answered (interactive status at join).
     mutating func addAnswered(_ timelines: [String]) { answered.formUnion(timelines) }
 
-    /// A timeline answered now.
-    mutating func markAnswered(_ timelineId: String) { answered.insert(timelineId) }
+    /// A timeline answered now in `room` by `viewer` (an answers bucket); nothing when the screen
+    /// serves another room or viewer since.
+    mutating func markAnswered(_ timelineId: String, room: RoomKey, viewer: String) {
+        guard let context, context.key == room, context.session.answeredBucket == viewer else { return }
+        answered.insert(timelineId)
+    }
 
     // MARK: Showing
 

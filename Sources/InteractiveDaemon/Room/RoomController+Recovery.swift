@@ -9,8 +9,8 @@ extension RoomController {
     static let roomSettingKey = "joinedRoom"
 
     /// Keeps the session (nil: logged out, forgotten).
-    func keepSession() async {
-        await keep(Self.sessionSettingKey, session.isLoggedIn ? session.stored : nil, what: "the viewer's session")
+    func keepSession(_ kept: ViewerSession?) async {
+        await keep(Self.sessionSettingKey, kept?.stored, what: "the viewer's session")
     }
 
     /// Keeps the room to join again after a restart (nil: left, forgotten).
@@ -40,9 +40,7 @@ extension RoomController {
             log.error("Cannot read the kept session and room from the store: \(error)")
             return
         }
-        if let restored = storedSession.flatMap(ViewerSession.init(stored:)), room == nil, !session.isLoggedIn {
-            await restore(session: restored)
-        }
+        await restore(session: storedSession.flatMap(ViewerSession.init(stored:)))
         let kept = storedRoom.flatMap(Room.init(stored:))
         var effects: [RoomEffect] = []
         core.restore(kept, missing: kept.map { $0.mode == .live ? settings.missingForLive : settings.missingForVOD } ?? [],

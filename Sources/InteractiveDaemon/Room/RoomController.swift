@@ -19,7 +19,9 @@ actor RoomController {
     /// Told of every login and logout: prefetched play tickets belong to one viewer.
     let playback: PlaybackManager
     var settings: Settings
-    private(set) var session = ViewerSession.anonymous
+    /// The viewer's session and what a login or logout does (SessionCore.swift).
+    private var sessionCore = SessionCore()
+    var session: ViewerSession { sessionCore.session }
     /// The room and the live connection's state (RoomCore.swift).
     var core = RoomCore()
     var room: Room? { core.room }
@@ -75,42 +77,43 @@ actor RoomController {
 
     /// `session.login`: a live room reconnects so that the socket carries the new token.
     func login(token: String, userId: String, displayName: String?) async -> JSONValue {
-        session = ViewerSession(token: token, userId: userId, displayName: displayName)
-        log.info("Viewer \(userId) logged in", ["INTERACTIVE_USER_ID": userId])
-        await sessionChanged()
+        await perform(sessionCore.login(token: token, userId: userId, displayName: displayName, room: room))
         return session.publicState.json
     }
 
     /// `session.logout`: back to an anonymous viewer.
     func logout() async -> JSONValue {
-        let previous = session.userId
-        session = .anonymous
-        log.info("Viewer \(previous ?? "(anonymous)") logged out", previous.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
-        await sessionChanged()
+        await perform(sessionCore.logout(room: room))
         return session.publicState.json
     }
 
-    private func sessionChanged() async {
-        await keepSession()
-        await publishSession()
-        await playback.sessionChanged(session)
-        if let room, room.mode == .live, room.state != .left {
-            await reconnectLive(reason: "new login")
-        }
-    }
-
     /// The session kept from the previous run (RoomController+Recovery.swift), before any room.
-    func restore(session restored: ViewerSession) async {
-        session = restored
-        log.info("Viewer session restored", restored.userId.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
-        await publishSession()
-        await playback.sessionChanged(session)
+    func restore(session kept: ViewerSession?) async {
+        await perform(sessionCore.restore(kept, room: room))
     }
 
-    /// Tells the players and the overlays who is watching.
-    func publishSession() async {
-        await bus.publish(session.publicState, section: "session", status: session.publicState.json)
-        await overlays.setContext(roomContext)
+    /// Performs what the session core decided, in order.
+    private func perform(_ effects: [SessionEffect]) async {
+        for effect in effects {
+            switch effect {
+            case .log(.loggedIn(let userId)):
+                log.info("Viewer \(userId) logged in", ["INTERACTIVE_USER_ID": userId])
+            case .log(.loggedOut(let previous)):
+                log.info("Viewer \(previous ?? "(anonymous)") logged out", previous.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
+            case .log(.restored(let userId)):
+                log.info("Viewer session restored", userId.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
+            case .keep:
+                await keepSession(sessionCore.kept)
+            case .publish:
+                let state = session.publicState
+                await bus.publish(state, section: "session", status: state.json)
+                await overlays.setContext(roomContext)
+            case .playback:
+                await playback.sessionChanged(session)
+            case .reconnectLive(let reason):
+                await reconnectLive(reason: reason)
+            }
+        }
     }
 
     // MARK: Room
