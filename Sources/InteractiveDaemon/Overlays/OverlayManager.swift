@@ -182,11 +182,18 @@ actor OverlayManager {
 
     // MARK: Effects
 
-    /// Performs one decision's effects after those of the decisions made before it.
+    /// Performs one decision's effects after those of the decisions made before it: the events
+    /// the players receive first, then the rest, each group in its order.
     func perform(_ effects: [ScreenEffect]) async {
         let turn = turns.take()
         if turns.mustWait(turn) { await withCheckedContinuation { turns.wait(turn, $0) } }
-        for effect in effects { await perform(effect) }
+        // The players first: their events are published, then this task yields so that their
+        // connections' writers (woken by the publish, queued on the loop before it) write them
+        // before the daemon's own bookkeeping (tracking, log lines, timers) runs.
+        let toPlayers = effects.filter(\.reachesPlayers)
+        for effect in toPlayers { await perform(effect) }
+        if !toPlayers.isEmpty && toPlayers.count < effects.count { await Task.yield() }
+        for effect in effects where !effect.reachesPlayers { await perform(effect) }
         turns.finish()?.resume()
     }
 

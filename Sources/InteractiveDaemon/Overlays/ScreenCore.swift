@@ -44,6 +44,15 @@ enum ScreenEffect: Sendable, Equatable {
     case loadFailed(OnScreenOverlay, reason: String?)
     case postTooLarge(timelineId: String, key: String, bytes: Int)
     case unknownBridgeMessage(overlayId: String, type: String)
+
+    /// An event the players receive; the other effects are the daemon's own bookkeeping.
+    var reachesPlayers: Bool {
+        switch self {
+        case .show, .hide, .reveal, .controls, .post, .link: return true
+        case .track, .overlayGone, .startAnswer, .loadAnswered, .armTimer, .keptOffScreen, .shown, .hidden, .loadFailed,
+             .postTooLarge, .unknownBridgeMessage: return false
+        }
+    }
 }
 
 /// What is on screen as a pure state machine (BACKEND.md, Which overlays are shown): which
