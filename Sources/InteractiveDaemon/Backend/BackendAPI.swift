@@ -129,35 +129,56 @@ struct BackendAPI: Sendable, Equatable {
 
 /// Percent-encoding for URL parts the daemon builds.
 enum URLText {
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
-
     static func pathSegment(_ text: String) -> String { encode(text) }
     static func queryValue(_ text: String) -> String { encode(text) }
 
     private static func encode(_ text: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        appendEncoded(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Percent-encodes every byte of `text` but the unreserved ones (RFC 3986 §2.3).
+    private static func appendEncoded(_ text: String, to out: inout [UInt8]) {
+        let hexDigits = Array("0123456789ABCDEF".utf8)
         for byte in text.utf8 {
-            if unreserved.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+            if isUnreserved(byte) {
+                out.append(byte)
             } else {
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+                out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
             }
         }
-        return out
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// `url` with `parameters` added to its query (before any fragment).
     static func appendingQuery(_ url: String, _ parameters: [(String, String)]) -> String {
         guard !parameters.isEmpty else { return url }
-        var base = url
-        var fragment = ""
-        if let hash = url.firstIndex(of: "#") {
-            base = String(url[..<hash])
-            fragment = String(url[hash...])
+        let bytes = Array(url.utf8)
+        let fragmentStart = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        let base = bytes[..<fragmentStart]
+        var out = Array(base)
+        if !base.contains(UInt8(ascii: "?")) {
+            out.append(UInt8(ascii: "?"))
+        } else if let last = base.last, last != UInt8(ascii: "?"), last != UInt8(ascii: "&") {
+            out.append(UInt8(ascii: "&"))
         }
-        let query = parameters.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
-        let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
-        return base + separator + query + fragment
+        for (index, (name, value)) in parameters.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "&")) }
+            appendEncoded(name, to: &out)
+            out.append(UInt8(ascii: "="))
+            appendEncoded(value, to: &out)
+        }
+        out += bytes[fragmentStart...]
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -194,28 +194,37 @@ enum ConfigKeys {
     }
 }
 
-/// The parts of an absolute URL the daemon needs to check; strict, no guessing.
+/// The parts of an absolute URL the daemon needs to check; strict, no guessing. Read byte by
+/// byte (UTF-8): every overlay's template URL is checked on the display path.
 struct EndpointURL: Sendable, Equatable {
     let scheme: String
     let host: String
 
     init?(_ text: String) {
-        guard let schemeEnd = text.firstRange(of: "://") else { return nil }
-        let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        let rest = text[schemeEnd.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostPart = authority.split(separator: "@").last.map(String.init) ?? ""
-        let host: String
-        if hostPart.hasPrefix("[") {
-            guard let close = hostPart.firstIndex(of: "]") else { return nil }
-            host = String(hostPart[hostPart.index(after: hostPart.startIndex)..<close])
+        guard !text.unicodeScalars.contains(where: Self.isRefused) else { return nil }
+        let bytes = Array(text.utf8)
+        let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
+        guard let schemeEnd = bytes.indices.first(where: {
+            bytes[$0] == colon && $0 + 2 < bytes.count && bytes[$0 + 1] == slash && bytes[$0 + 2] == slash
+        }) else { return nil }
+        let rest = bytes[(schemeEnd + 3)...]
+        let authority = rest.prefix { $0 != slash && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        let hostPart = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[($0 + 1)...] } ?? authority
+        let host: ArraySlice<UInt8>
+        if hostPart.first == UInt8(ascii: "[") {
+            guard let close = hostPart.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            host = hostPart[(hostPart.startIndex + 1)..<close]
         } else {
-            host = String(hostPart.prefix { $0 != ":" })
+            host = hostPart.prefix { $0 != colon }
         }
-        guard !scheme.isEmpty, !host.isEmpty, !text.contains(where: { $0.isWhitespace }), !text.containsControlCharacters else {
-            return nil
-        }
-        self.scheme = scheme
-        self.host = host
+        guard schemeEnd > 0, !host.isEmpty else { return nil }
+        self.scheme = String(decoding: bytes[..<schemeEnd], as: UTF8.self).lowercased()
+        self.host = String(decoding: host, as: UTF8.self)
+    }
+
+    /// White space and control characters make a text no URL.
+    private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return scalar.value <= 0x20 || scalar.value == 0x7F }
+        return scalar.isControlCharacter || scalar.properties.isWhitespace
     }
 }
