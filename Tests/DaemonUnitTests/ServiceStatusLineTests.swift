@@ -1,5 +1,6 @@
 import Foundation
 import JSONValue
+import Runtime
 import Testing
 @testable import InteractiveDaemon
 
@@ -42,12 +43,20 @@ import Testing
         await bus.onStatusLineChange { lines.append($0) }
         let room: JSONValue = ["mediaId": "m1", "mode": "vod", "state": "joining"]
         await bus.publish("room.state", room, section: "room", status: room)
+        await endOfLoopTurn()
         await bus.publish("room.state", room, section: "room", status: room)
+        await endOfLoopTurn()
         await bus.setStatus("session", ["loggedIn": true])
         await bus.setStatusMember("daemon", "restartNeeded", ["maxClients"])
+        await endOfLoopTurn()
         #expect(lines.all == ["Room m1 (vod) joining", "Room m1 (vod) joining; restart needed to apply maxClients"])
         #expect(await bus.statusLine == "Room m1 (vod) joining; restart needed to apply maxClients")
     }
+}
+
+/// Returns once the work the event loop had queued before it ran (the bus tells its line then).
+private func endOfLoopTurn() async {
+    await withCheckedContinuation { continuation in EventLoop.shared.execute { continuation.resume() } }
 }
 
 /// Collects what a sink was given (the sink is called synchronously on the bus).

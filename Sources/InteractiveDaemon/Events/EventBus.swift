@@ -37,6 +37,8 @@ actor EventBus {
     /// Told the service status line (`STATUS=`) whenever a change of the board changes it.
     private var statusLineSink: (@Sendable (String) -> Void)?
     private var lastStatusLine = ""
+    /// A status line is to be composed at the end of this turn of the loop.
+    private var statusLinePending = false
 
     /// Defaults: the last 4096 events, or fewer when they exceed 2 MiB; a replay of 512 KiB at
     /// most (docs/ipc.md, "Limits").
@@ -94,8 +96,17 @@ actor EventBus {
         lastStatusLine = statusLine
     }
 
+    /// The line is composed and told once per turn of the event loop, after the turn's events
+    /// were queued for the players: a burst of changes (an overlay replacing another) tells one.
     private func statusSectionChanged(_ section: String) {
-        guard let statusLineSink, ServiceStatusLine.sections.contains(section) else { return }
+        guard statusLineSink != nil, !statusLinePending, ServiceStatusLine.sections.contains(section) else { return }
+        statusLinePending = true
+        EventLoop.shared.execute { [weak self] in self?.assumeIsolated { $0.tellStatusLine() } }
+    }
+
+    private func tellStatusLine() {
+        statusLinePending = false
+        guard let statusLineSink else { return }
         let line = statusLine
         guard line != lastStatusLine else { return }
         lastStatusLine = line
