@@ -147,6 +147,7 @@ def main():
     parser.add_argument("--duration", type=int, default=15, help="overlay duration in seconds (the daemon's expiry timer)")
     parser.add_argument("--target-rss-mib", type=float, default=16)
     parser.add_argument("--idle-seconds", type=float, default=2)
+    parser.add_argument("--keep-daemon-log", help="copy the daemon's stderr here at the end (experiments/display-path-trace.sh)")
     args = parser.parse_args()
     mode = ("tracked, python client acking too" if args.python_acks else "tracked") if args.tracked else "untracked"
 
@@ -372,6 +373,8 @@ def main():
                     child.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     child.kill()
+        if args.keep_daemon_log and os.path.exists(os.path.join(work, "daemon.stderr")):
+            shutil.copy(os.path.join(work, "daemon.stderr"), args.keep_daemon_log)
         shutil.rmtree(work, ignore_errors=True)
 
 
