@@ -139,7 +139,15 @@ public enum Daemon {
                                    tracking: tracking.feed, version: interactivedVersion, log: log)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: 1024, log: log)
-        let signals = SignalStream.make()
+        let signals: AsyncStream<ProcessSignal>
+        do {
+            signals = try await SignalStream.make()
+        } catch {
+            log.error("Cannot start: \(error)")
+            printErrorIfJournal(log, "interactived: \(error)")
+            listener.close()
+            return .unavailable
+        }
         let socketDescription = listener.activated ? "socket passed by systemd" : (listener.path ?? "?")
         // The store's health (and its later troubles: a full disk, and their end) reach
         // daemon.status, and through the status board STATUS=.
