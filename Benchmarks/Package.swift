@@ -33,7 +33,7 @@ let package = Package(
             .product(name: "SocketIO", package: interactived),
             .product(name: "InteractiveDaemon", package: interactived),
         ]),
-        .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation"]),
+        .executableTarget(name: "fleet-sim", dependencies: ["FleetSimulation", .product(name: "SocketIO", package: interactived)]),
         .testTarget(name: "FleetSimulationTests", dependencies: ["FleetSimulation"]),
     ],
     swiftLanguageModes: [.v6]

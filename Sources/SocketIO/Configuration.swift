@@ -14,13 +14,13 @@ public enum SocketIOProtocolVersion: String, Sendable, Equatable {
 /// stable connection) the client waits a random time in [0, min(capMs, baseMs × factor^(n-1))].
 public struct ReconnectPolicy: Sendable, Equatable {
     /// Reconnect after a transport loss. When false the client ends in `.disconnected`.
-    public var enabled: Bool
-    public var baseMs: Int
-    public var capMs: Int
-    public var factor: Double
+    public let enabled: Bool
+    public let baseMs: Int
+    public let capMs: Int
+    public let factor: Double
     /// A connection that lasted at least this long resets the backoff to `baseMs`. (Values are
-    /// clamped: baseMs ≥ 1, capMs ≥ baseMs, factor ≥ 1.)
-    public var stableAfterMs: Int
+    /// clamped when made: baseMs ≥ 1, capMs ≥ baseMs, factor ≥ 1; they cannot change after.)
+    public let stableAfterMs: Int
 
     public init(enabled: Bool = true, baseMs: Int = 500, capMs: Int = 30_000, factor: Double = 2, stableAfterMs: Int = 30_000) {
         self.enabled = enabled

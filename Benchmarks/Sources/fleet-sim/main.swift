@@ -2,6 +2,7 @@
 // the backend comes back after an outage. See docs/fleet.md; Benchmarks/fleet/run.sh runs it
 // and draws docs/fleet-reconnect.png.
 import FleetSimulation
+import SocketIO
 import Glibc
 
 let usage = """
@@ -22,6 +23,8 @@ func fail(_ message: String) -> Never {
 
 var scenario = FleetScenario()
 var csvPath: String?
+// The policy's values as given (ReconnectPolicy clamps; out-of-range values are refused below instead).
+var (baseMs, capMs, factor) = (scenario.policy.baseMs, scenario.policy.capMs, scenario.policy.factor)
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     if option == "--help" || option == "-h" {
@@ -49,19 +52,20 @@ while let option = arguments.popFirst() {
     case "--ack-rtt-ms": scenario.ackRoundTripMs = Int64(integer())
     case "--failed-attempt-ms": scenario.failedAttemptMs = Int64(integer())
     case "--handshake-ms": scenario.handshakeMs = Int64(integer())
-    case "--base-ms": scenario.policy.baseMs = integer()
-    case "--cap-ms": scenario.policy.capMs = integer()
+    case "--base-ms": baseMs = integer()
+    case "--cap-ms": capMs = integer()
     case "--factor":
-        guard let factor = Double(value), factor >= 1, factor <= 100 else { fail("--factor is a number from 1 to 100") }
-        scenario.policy.factor = factor
+        guard let given = Double(value), given >= 1, given <= 100 else { fail("--factor is a number from 1 to 100") }
+        factor = given
     case "--csv": csvPath = value
     default: fail("unknown option \(option)")
     }
 }
 if let problem = scenario.problem { fail(problem) }
-if scenario.policy.baseMs < 1 || scenario.policy.capMs < scenario.policy.baseMs || scenario.policy.capMs > 3_600_000 {
+if baseMs < 1 || capMs < baseMs || capMs > 3_600_000 {
     fail("the policy needs 1 ≤ baseMs ≤ capMs ≤ 3600000")
 }
+scenario.policy = ReconnectPolicy(baseMs: baseMs, capMs: capMs, factor: factor)
 
 var simulation = FleetSimulation(scenario)
 let run = simulation.run()
