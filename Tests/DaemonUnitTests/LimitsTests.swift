@@ -127,3 +127,17 @@ import Testing
         #expect(rate.take(at: later) > .zero)
     }
 }
+
+@Suite struct RepeatedLogLimitTests {
+    @Test func oneLinePerIntervalWithTheCountOfTheOthers() {
+        var limit = RepeatedLogLimit(interval: .seconds(10))
+        let start = ContinuousClock.now
+        #expect(limit.record(at: start) == 0)
+        #expect(limit.record(at: start + .seconds(1)) == nil)
+        #expect(limit.record(at: start + .seconds(9)) == nil)
+        #expect(limit.record(at: start + .seconds(10)) == 2)
+        #expect(limit.record(at: start + .seconds(11)) == nil)
+        #expect(limit.record(at: start + .seconds(30)) == 1)
+        #expect(limit.record(at: start + .seconds(45)) == 0)
+    }
+}

@@ -103,6 +103,32 @@ import Glibc
         #expect(try await daemon.waitForLog("the remaining connections are kept for players"))
     }
 
+    /// An observer repeating a call it may not make gets every refusal, and the log one line
+    /// for them (the next one, 10 s later at the earliest, counts those not logged).
+    @Test func deniedCallsAreLoggedOncePerClientAndInterval() async throws {
+        let daemon = try await DaemonProcess()
+        let script = """
+            import os, socket, sys
+            os.setgid(65534); os.setuid(65534)
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            for i in range(200):
+                s.sendall(('{"jsonrpc":"2.0","id":%d,"method":"config.set","params":{"tenant":"x"}}\\n' % i).encode())
+            data = b''
+            while data.count(b'\\n') < 200:
+                chunk = s.recv(65536)
+                if not chunk: break
+                data += chunk
+            print('denied', data.count(b'needs the control role'))
+            """
+        let result = try await runCommand(["/usr/bin/python3", "-c", script, daemon.socketPath], timeoutMs: 20_000)
+        #expect(result.stdout.contains("denied 200"), "\(result.stdout) \(result.stderr)")
+        // Everything logged before the stop is read once its line is.
+        #expect(try await daemon.stop() == 0)
+        #expect(try await daemon.waitForLog("Stopping (signal"))
+        #expect(daemon.stderr.contains("Permission denied: uid 65534"))
+        #expect(daemon.stderr.components(separatedBy: "Permission denied").count - 1 == 1, "\(daemon.stderr)")
+    }
+
     /// A client that sends requests and never reads the replies is cut off once 1 MiB of them
     /// waits; others are served all along.
     @Test func aClientLeavingRepliesUnreadIsCutOff() async throws {

@@ -7,6 +7,8 @@ struct ClientContext: Sendable {
     let peer: PeerCredentials?
     let role: ClientRole
     let queue: OutboundQueue
+    /// Its denied calls are logged at most once per 10 s (a client may repeat them at will).
+    let deniedCalls = DeniedCallLog()
 
     /// Who the client is, for log messages: "uid 1000 pid 4242".
     var logDescription: String {
@@ -69,8 +71,11 @@ struct RequestRouter: Sendable {
             throw RPCError.methodNotFound(request.method)
         }
         if client.role == .observer && !method.isObserverAllowed {
-            log.warning("Permission denied: \(client.logDescription) called \(method.rawValue), which needs the control role",
-                        client.logFields.merging(["INTERACTIVE_METHOD": method.rawValue]) { $1 }, id: .permissionDenied)
+            if let unlogged = client.deniedCalls.record(at: .now) {
+                let more = unlogged > 0 ? " (\(unlogged) more denied calls of this client were not logged)" : ""
+                log.warning("Permission denied: \(client.logDescription) called \(method.rawValue), which needs the control role\(more)",
+                            client.logFields.merging(["INTERACTIVE_METHOD": method.rawValue]) { $1 }, id: .permissionDenied)
+            }
             throw RPCError.daemon(.permissionDenied, "\(method.rawValue) needs the control role (root, the daemon's user or the privileged group)")
         }
         let params = try ParamReader(request.params)
