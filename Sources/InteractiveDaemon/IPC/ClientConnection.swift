@@ -56,11 +56,15 @@ struct ClientConnection: Sendable {
     private func readLoop(_ watched: WatchedDescriptor) async {
         var framer = LineFramer()
         var rate = RequestRate()
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while !Task.isCancelled {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            // Read into the loop's one read buffer (the local API's tasks run on the loop): an idle
+            // client holds only its partial line, not a buffer of its own.
+            let (count, readError, frames) = EventLoop.shared.withReadBuffer { buffer -> (Int, Int32, [LineFramer.Frame]) in
+                let count = read(fd, buffer.baseAddress, buffer.count)
+                guard count > 0 else { return (count, errno, []) }
+                return (count, 0, framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
+            }
             if count > 0 {
-                let frames = buffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 for frame in frames {
                     let wait = rate.take(at: .now)
                     if wait > .zero {
@@ -77,9 +81,9 @@ struct ClientConnection: Sendable {
                 }
             } else if count == 0 {
                 return
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            } else if readError == EAGAIN || readError == EWOULDBLOCK {
                 do { try await watched.readable() } catch { return }
-            } else if errno != EINTR {
+            } else if readError != EINTR {
                 return
             }
         }
