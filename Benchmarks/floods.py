@@ -18,9 +18,15 @@ RSS (VmRSS, and RssAnon: without the binary's own pages) is read every 50 ms. Pr
 phase: probe p50/p99/max, RSS max, RSS after. `FLOODS_ACK=1` makes the server ack emit-acks
 (by default it never does, so the daemon's ack backlog fills).
 
-Usage: python3 Benchmarks/floods.py [--daemon PATH]   (default: the release build if present,
-else the debug build). Build the shipped binary with `swift build -c release -Xswiftc
--static-stdlib`. Everything runs on 127.0.0.1 and stops by itself.
+Usage: python3 Benchmarks/floods.py [--daemon PATH] [--heap-profile FILE]   (default: the release
+build if present, else the debug build). Build the shipped binary with `swift build -c release
+-Xswiftc -static-stdlib`. Everything runs on 127.0.0.1 and stops by itself.
+
+`--heap-profile FILE` records the daemon's heap with heaptrack into FILE (the daemon itself is
+started with heaptrack's preload library, so the PID, the RSS and SIGTERM are still the daemon's;
+the `heaptrack` wrapper script would be a parent shell that neither forwards SIGTERM nor has the
+daemon's RSS) and prints when each phase ended; `python3 Benchmarks/heap_by_phase.py FILE OUTPUT`
+then prints the heap in use at each phase's end and where it was allocated.
 """
 import argparse
 import asyncio
@@ -38,6 +44,7 @@ import socketio
 from aiohttp import web
 
 ROOM = "m1"
+HEAPTRACK_PRELOAD = "/usr/lib/heaptrack/libheaptrack_preload.so"
 
 
 class HostileBackend:
@@ -166,6 +173,8 @@ async def phase(name, daemon, path, work, results):
     await asyncio.gather(*tasks)
     await asyncio.sleep(1.5)
     after = rss_kib(daemon.pid)
+    if getattr(daemon, "profile_started", None) is not None:
+        print(f"  heap-mark {name} {(time.monotonic() - daemon.profile_started) * 1000:.0f} ms", flush=True)
     results.append((name, time.perf_counter() - started, probe, max(samples or [0]), after))
     print(f"  {name:12s} p50 {percentile(probe.latencies, 0.5):7.2f} ms  p99 {percentile(probe.latencies, 0.99):7.2f} ms"
           f"  max {max(probe.latencies or [float('nan')]):7.2f} ms  timeouts {probe.failures}"
@@ -178,7 +187,14 @@ async def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     release = os.path.join(root, ".build/release/interactived")
     parser.add_argument("--daemon", default=release if os.path.exists(release) else os.path.join(root, ".build/debug/interactived"))
+    parser.add_argument("--heap-profile", metavar="FILE",
+                        help="record the daemon's heap with heaptrack (raw) into FILE; see Benchmarks/heap_by_phase.py")
     args = parser.parse_args()
+    environment = None
+    if args.heap_profile:
+        if not os.path.exists(HEAPTRACK_PRELOAD):
+            parser.error(f"--heap-profile needs heaptrack ({HEAPTRACK_PRELOAD}; apt-get install heaptrack)")
+        environment = dict(os.environ, LD_PRELOAD=HEAPTRACK_PRELOAD, DUMP_HEAPTRACK_OUTPUT=os.path.abspath(args.heap_profile))
 
     backend = HostileBackend()
     runner, port = await backend.start()
@@ -188,7 +204,9 @@ async def main():
     daemon = subprocess.Popen([args.daemon, "--socket", path, "--state-directory", os.path.join(work, "state"),
                                "--config", os.path.join(work, "none.json"), "--socket-url", origin, "--api-url", origin,
                                "--tenant", "onlivev2", "--os", "linuxstb", "--log-target", "stderr"],
-                              stderr=open(os.path.join(work, "daemon.log"), "wb"))
+                              stderr=open(os.path.join(work, "daemon.log"), "wb"), env=environment)
+    # heaptrack's timestamps count from the daemon's start: the phases' ends are printed on that clock.
+    daemon.profile_started = time.monotonic() if args.heap_profile else None
     try:
         for _ in range(200):
             if os.path.exists(path):

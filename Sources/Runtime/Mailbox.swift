@@ -6,11 +6,35 @@ import Synchronization
 /// that reads a mailbox filled from the event loop wakes no other thread.
 public final class Mailbox<Message: Sendable>: Sendable {
     private struct State {
-        var messages: [Message] = []
+        /// Queued messages are `messages[head...]`; a taken one is nil at once (it holds nothing
+        /// from then on), and the taken prefix is dropped once it is half of the array.
+        var messages: [Message?] = []
         var head = 0
         var receiver: CheckedContinuation<Message?, Never>?
         var finished = false
+
+        /// The oldest queued message, taken out.
+        mutating func take() -> Message? {
+            guard head < messages.count else { return nil }
+            let message = messages[head]
+            messages[head] = nil
+            head += 1
+            if head == messages.count {
+                // A flood's large buffer goes back to the allocator; a small one is kept for reuse.
+                messages.removeAll(keepingCapacity: messages.capacity <= Mailbox.keptCapacity)
+                head = 0
+            } else if head >= Mailbox.keptCapacity && head * 2 >= messages.count {
+                // Under a steady flow the queue may never empty: drop the taken prefix instead.
+                messages.removeFirst(head)
+                head = 0
+            }
+            return message
+        }
     }
+
+    /// The queue's capacity (in messages) kept after it empties; the taken prefix is dropped
+    /// when it reaches this and is half of the queue.
+    package static var keptCapacity: Int { 1024 }
 
     private let state = Mutex(State())
 
@@ -46,15 +70,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Message?, Never>) in
                 let ready = state.withLock { state -> Message?? in
-                    if state.head < state.messages.count {
-                        let message = state.messages[state.head]
-                        state.head += 1
-                        if state.head == state.messages.count {
-                            state.messages.removeAll(keepingCapacity: state.messages.count <= 1024)
-                            state.head = 0
-                        }
-                        return .some(message)
-                    }
+                    if state.head < state.messages.count { return .some(state.take()) }
                     if state.finished || Task.isCancelled { return .some(nil) }
                     state.receiver = continuation
                     return nil

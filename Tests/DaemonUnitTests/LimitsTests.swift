@@ -39,6 +39,19 @@ import Testing
         #expect(ring.count == 8)
         #expect(ring.oldestSeq == 99_993)
     }
+
+    /// The byte bound counts what the ring holds: an entry that left it holds nothing more (it
+    /// used to stay in the array's dead prefix until 1024 had left: twice the bound's bytes).
+    @Test func anEntryThatLeftTheRingNoLongerHoldsItsLine() {
+        var ring = ReplayRing(capacity: 2, byteCapacity: 1_000, minimumCount: 1)
+        var line = [UInt8](repeating: 0x20, count: 100)
+        let buffer = line.withUnsafeBufferPointer { $0.baseAddress }
+        ring.append(ReplayRing.Entry(seq: 1, type: "overlay.show", line: line))
+        for seq in 2...3 { ring.append(entry(seq)) }
+        #expect(ring.oldestSeq == 2)
+        line[0] = 0x21  // copy-on-write: copies only while the ring still shares the buffer
+        #expect(line.withUnsafeBufferPointer { $0.baseAddress } == buffer, "the ring still holds a line it dropped")
+    }
 }
 
 @Suite struct ConnectionAdmissionTests {

@@ -32,4 +32,26 @@ import Testing
         let removedAgain = outbox.remove(ack(2))
         #expect(removed && !removedAgain)
     }
+
+    /// The backend chooses the ids an ack carries: large ones are bounded by bytes, not by count.
+    @Test func acksWithLargeIdsAreBoundedInBytes() {
+        var outbox = AckOutbox()
+        let idBytes = 200 * 1024
+        func large(_ number: Int) -> PendingAck {
+            let trackingId = "t\(number)" + String(repeating: "x", count: idBytes)
+            return PendingAck(trackingId: trackingId, stage: .received, payload: ["trackingId": .string(trackingId)], created: 0)
+        }
+        var dropped: [PendingAck] = []
+        for number in 0..<10 { dropped += outbox.append(large(number)) }
+        #expect(outbox.byteCount <= AckOutbox.byteCapacity)
+        #expect(outbox.count == 5, "five of 200 KiB fit in 1 MiB")
+        #expect(dropped.map { $0.trackingId.prefix(2) } == ["t0", "t1", "t2", "t3", "t4"], "the oldest go first")
+        let removed = outbox.remove(large(9))
+        #expect(removed)
+        #expect(outbox.count == 4)
+        #expect(outbox.byteCount == 4 * large(5).payload.serialized().count, "what left is no longer counted")
+        var alone = AckOutbox()
+        alone.append(PendingAck(trackingId: "huge", stage: .received, payload: .string(String(repeating: "y", count: 2 << 20)), created: 0))
+        #expect(alone.count == 1, "one ack is kept whatever its size")
+    }
 }

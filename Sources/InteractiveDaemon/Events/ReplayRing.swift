@@ -19,8 +19,9 @@ struct ReplayRing: Sendable {
     let capacity: Int
     let byteCapacity: Int
     let minimumCount: Int
-    /// Held entries are `storage[head...]`; the dead prefix is dropped once it is large.
-    private var storage: [Entry] = []
+    /// Held entries are `storage[head...]`; a dropped entry is nil at once (its line is freed:
+    /// the byte bound holds), and the dead prefix is dropped once it is large.
+    private var storage: [Entry?] = []
     private var head = 0
     private(set) var byteCount = 0
 
@@ -33,13 +34,14 @@ struct ReplayRing: Sendable {
     var count: Int { storage.count - head }
 
     /// The seq of the oldest event held.
-    var oldestSeq: Int? { head < storage.count ? storage[head].seq : nil }
+    var oldestSeq: Int? { head < storage.count ? storage[head]?.seq : nil }
 
     mutating func append(_ entry: Entry) {
         storage.append(entry)
         byteCount += entry.size
         while count > capacity || (byteCount > byteCapacity && count > minimumCount) {
-            byteCount -= storage[head].size
+            byteCount -= storage[head]?.size ?? 0
+            storage[head] = nil
             head += 1
         }
         if head >= 1024 && head * 2 >= storage.count {
@@ -55,8 +57,7 @@ struct ReplayRing: Sendable {
         var bytes = 0
         var skipped = 0
         var index = storage.count - 1
-        while index >= head, storage[index].seq > since {
-            let entry = storage[index]
+        while index >= head, let entry = storage[index], entry.seq > since {
             index -= 1
             guard matches(entry) else { continue }
             if skipped == 0 && bytes + entry.line.count <= byteLimit {

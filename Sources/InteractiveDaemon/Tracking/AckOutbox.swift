@@ -1,3 +1,5 @@
+import JSONValue
+
 /// The acks waiting for the server, in the order they were decided, and which sessions have a
 /// delivery lane running. Each session's acks go out one after the other (received before
 /// rendered); sessions are delivered side by side. An ack is handed out only once it is stored.
@@ -6,6 +8,14 @@ public struct AckOutbox: Sendable {
     private struct Entry {
         let ack: PendingAck
         var stored: Bool
+        /// The payload's size in bytes, as it is stored and sent.
+        let size: Int
+
+        init(ack: PendingAck, stored: Bool) {
+            self.ack = ack
+            self.stored = stored
+            size = ack.payload.serialized().count
+        }
     }
 
     private struct Key: Hashable {
@@ -19,6 +29,8 @@ public struct AckOutbox: Sendable {
     }
 
     private var entries: [Entry] = []
+    /// What the waiting acks' payloads take, in bytes.
+    package private(set) var byteCount = 0
     private var keys: Set<Key> = []
     private var lanes: Set<String> = []
 
@@ -27,6 +39,10 @@ public struct AckOutbox: Sendable {
     /// At most this many acks wait (an offline daemon under a flood of overlays must not grow
     /// without bound); beyond it the oldest are dropped (docs/ipc.md, "Limits").
     package static let capacity = 1024
+    /// At most this many bytes of payloads wait: the backend chooses the tracking and timeline
+    /// ids an ack carries (up to a whole message each), so the count alone bounds nothing.
+    /// Beyond it the oldest are dropped; one ack alone is kept whatever its size.
+    package static let byteCapacity = 1 << 20
 
     /// An empty outbox.
     public init() {}
@@ -38,7 +54,9 @@ public struct AckOutbox: Sendable {
     @discardableResult
     package mutating func append(_ ack: PendingAck) -> [PendingAck] {
         guard keys.insert(Key(ack)).inserted else { return [] }
-        entries.append(Entry(ack: ack, stored: false))
+        let entry = Entry(ack: ack, stored: false)
+        entries.append(entry)
+        byteCount += entry.size
         return dropOverflow()
     }
 
@@ -48,16 +66,25 @@ public struct AckOutbox: Sendable {
     public mutating func prependStored(_ acks: [PendingAck]) -> [PendingAck] {
         var fresh: [Entry] = []
         for ack in acks where keys.insert(Key(ack)).inserted {
-            fresh.append(Entry(ack: ack, stored: true))
+            let entry = Entry(ack: ack, stored: true)
+            fresh.append(entry)
+            byteCount += entry.size
         }
         entries.insert(contentsOf: fresh, at: 0)
         return dropOverflow()
     }
 
     private mutating func dropOverflow() -> [PendingAck] {
-        guard entries.count > Self.capacity else { return [] }
-        let dropped = entries.prefix(entries.count - Self.capacity).map(\.ack)
-        entries.removeFirst(dropped.count)
+        var count = max(0, entries.count - Self.capacity)
+        var remainingBytes = byteCount - entries.prefix(count).reduce(0) { $0 + $1.size }
+        while remainingBytes > Self.byteCapacity && entries.count - count > 1 {
+            remainingBytes -= entries[count].size
+            count += 1
+        }
+        guard count > 0 else { return [] }
+        let dropped = entries.prefix(count).map(\.ack)
+        entries.removeFirst(count)
+        byteCount = remainingBytes
         for ack in dropped { keys.remove(Key(ack)) }
         return dropped
     }
@@ -75,7 +102,7 @@ public struct AckOutbox: Sendable {
         guard keys.remove(Key(ack)) != nil, let index = entries.firstIndex(where: { $0.ack.sameKey(as: ack) }) else {
             return false
         }
-        entries.remove(at: index)
+        byteCount -= entries.remove(at: index).size
         return true
     }
 

@@ -258,7 +258,7 @@ struct TrackingBook: Sendable {
     private mutating func forgetDropped(_ dropped: [PendingAck], into effects: inout [TrackingEffect]) {
         guard !dropped.isEmpty else { return }
         if droppedSinceDelivery == 0 {
-            effects.append(.log(note("Emit-ack backlog full (\(AckOutbox.capacity) acks): dropping the oldest")))
+            effects.append(.log(note("Emit-ack backlog full (\(AckOutbox.capacity) acks or \(AckOutbox.byteCapacity >> 10) KiB): dropping the oldest")))
         }
         droppedAcks += dropped.count
         droppedSinceDelivery += dropped.count
