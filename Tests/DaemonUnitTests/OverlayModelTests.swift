@@ -30,6 +30,13 @@ import Testing
     }
 
     /// `_emitTimestamp` comes from the backend: only whole milliseconds from 0 to 2^53 are kept.
+    @Test func idsLongerThan256BytesMakeNoOverlay() {
+        let longest = String(repeating: "é", count: 128)  // 256 bytes
+        #expect(IncomingOverlay(payload: ["timelineId": .string(longest), "_trackingId": .string(longest)]) != nil)
+        #expect(IncomingOverlay(payload: ["timelineId": .string(longest + "x")]) == nil)
+        #expect(IncomingOverlay(payload: ["data": ["timelineId": "t1"], "_trackingId": .string(longest + "x")]) == nil)
+    }
+
     @Test func implausibleEmitTimestampsAreIgnored() throws {
         for value: JSONValue in [-9223372036854775808, -1, 1e300, 2.5e16, "x"] {
             let parsed = try #require(IncomingOverlay(payload: ["data": overlay, "_trackingId": "t1", "_emitTimestamp": value]))

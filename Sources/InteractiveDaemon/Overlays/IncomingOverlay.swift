@@ -39,7 +39,12 @@ struct IncomingOverlay: Sendable, Equatable {
     /// The overlay object as received (unwrapped from `data`).
     let raw: JSONValue
 
-    /// nil when the payload has no timeline id (nothing can be shown or tracked without it).
+    /// The longest timeline or tracking id taken, in UTF-8 bytes: the daemon keys its screen and
+    /// tracking state (a thousand finished sessions included) by them.
+    static let maxIdBytes = 256
+
+    /// nil when the payload has no timeline id (nothing can be shown or tracked without it), or
+    /// when its timeline or tracking id is longer than `maxIdBytes`.
     init?(payload: JSONValue) {
         let overlay: JSONValue
         if case .object = payload["data"] ?? .null {
@@ -47,8 +52,12 @@ struct IncomingOverlay: Sendable, Equatable {
         } else {
             overlay = payload
         }
-        guard case .object = overlay, let timelineId = overlay["timelineId"]?.idString else { return nil }
+        guard case .object = overlay, let timelineId = overlay["timelineId"]?.idString,
+              timelineId.utf8.count <= Self.maxIdBytes else { return nil }
+        let trackingId = (payload["_trackingId"] ?? overlay["_trackingId"])?.idString
+        if let trackingId, trackingId.utf8.count > Self.maxIdBytes { return nil }
         self.timelineId = timelineId
+        self.trackingId = trackingId
         kind = OverlayKind(typeTimeline: overlay["typeTimeline"]?.lenientDouble.flatMap { Int(exactly: $0) })
         url = overlay["url"]?.stringValue
         let position = overlay["position"]
@@ -66,7 +75,6 @@ struct IncomingOverlay: Sendable, Equatable {
         requireBet = overlay["requireBet"]?.lenientBool ?? false
         requireFanclub = overlay["requireFanclub"]?.lenientBool ?? false
         betAmount = overlay["betAmount"]?.lenientDouble ?? 0
-        trackingId = (payload["_trackingId"] ?? overlay["_trackingId"])?.idString
         emitTimestamp = (payload["_emitTimestamp"] ?? overlay["_emitTimestamp"])?.lenientDouble.flatMap(Self.epochMilliseconds)
         raw = overlay
     }

@@ -260,7 +260,8 @@ extension RoomController {
     /// interactive status. The room may change meanwhile: the overlay stays this room's.
     private func overlayArrived(_ payload: JSONValue, receivedAt: Int64, room: Room) async -> BackendArrival? {
         guard let overlay = IncomingOverlay(payload: payload) else {
-            log.warning("Ignoring an overlay without timelineId", ["INTERACTIVE_MEDIA_ID": room.mediaId])
+            log.warning("Ignoring an overlay without timelineId, or with a timeline or tracking id over \(IncomingOverlay.maxIdBytes) bytes",
+                        ["INTERACTIVE_MEDIA_ID": room.mediaId])
             return nil
         }
         if overlay.traceLock, let socket {

@@ -48,7 +48,8 @@ extension RoomController {
                 continue
             }
             guard let overlay = IncomingOverlay(payload: timeline) else {
-                log.warning("Skipping VOD timeline without timelineId", ["INTERACTIVE_MEDIA_ID": mediaId])
+                log.warning("Skipping a VOD timeline without timelineId, or with an id over \(IncomingOverlay.maxIdBytes) bytes",
+                            ["INTERACTIVE_MEDIA_ID": mediaId])
                 continue
             }
             overlays.append(overlay)
