@@ -47,6 +47,30 @@ import Testing
         }
     }
 
+    // MARK: Bounds
+
+    @Test func pastMaxTimelinesTheLeastRecentlyHeardOfGoes() throws {
+        var core = PredictCore()
+        for index in 0..<PredictCore.maxTimelines {
+            _ = core.handle(.offer(try Self.overlay("p\(index)", trackingId: "t\(index)"), room: Self.room), now: Self.t0)
+        }
+        // p0 is heard of again: p1 is now the least recent.
+        _ = core.handle(.buttonData(try Self.buttonData(["timelineId": "p0"])), now: Self.t0)
+        let effects = core.handle(.offer(try Self.overlay("new", trackingId: "t-new"), room: Self.room), now: Self.t0)
+        #expect(Self.cancels(effects).map(\.0) == ["t1"])
+        #expect(Self.cancels(effects).map(\.1) == [.replaced])
+        #expect(Self.published(effects).first { $0.timelineId == "p1" }?.visible == false)
+        #expect(core.buttons.count == PredictCore.maxTimelines)
+        #expect(core.buttons["p1"] == nil && core.timelines["p1"] == nil)
+        #expect(core.buttons["p0"] != nil && core.buttons["new"] != nil)
+        #expect(core.dialog("p1") == nil)
+    }
+
+    @Test func aButtonTimelineIdOver256BytesIsRefused() {
+        #expect(PredictInput.ButtonData(["timelineId": .string(String(repeating: "x", count: 257))]) == nil)
+        #expect(PredictInput.ButtonData(["timelineId": .string(String(repeating: "x", count: 256))]) != nil)
+    }
+
     // MARK: Buttons from overlays
 
     @Test func anOfferShowsAPowerButtonAtFullOpacityAndArmsTheFade() throws {

@@ -29,9 +29,12 @@ enum PredictInput: Sendable, Equatable {
         let imagePower: String?
         let visible: Bool
 
-        /// nil without a timeline id. Image URLs a player may not load are left out.
+        /// nil without a timeline id (or with one over `IncomingOverlay.maxIdBytes`). Image URLs a
+        /// player may not load are left out.
         init?(_ payload: JSONValue) {
-            guard let timelineId = payload["timelineId"]?.idString else { return nil }
+            guard let timelineId = payload["timelineId"]?.idString, timelineId.utf8.count <= IncomingOverlay.maxIdBytes else {
+                return nil
+            }
             self.timelineId = timelineId
             kind = OverlayKind(typeTimeline: payload["typeTimeline"]?.lenientDouble.flatMap { Int(exactly: $0) })
             imageIdle = payload["imageIdle"]?.stringValue.flatMap(PredictCore.loadableImage)
@@ -73,6 +76,10 @@ struct PredictCore: Sendable {
     static let fadeDelay: Duration = .seconds(5)
     /// The most result writes kept waiting for the store (one per timeline).
     static let maxWaitingSaves = 256
+    /// The most timelines (overlays and buttons) known in a room; past it the one heard of
+    /// least recently goes: its button disappears and its tracking session is cancelled
+    /// (`replaced_by_new_overlay`). A backend cannot make the daemon hold more.
+    static let maxTimelines = 128
 
     private var tenant: String?
     /// The predict/lucky overlays received, by timeline, and the room they arrived in.
@@ -84,6 +91,8 @@ struct PredictCore: Sendable {
     private var armedAt: ContinuousClock.Instant?
     /// The results of the room's timelines, latest first served to a dialog that opens.
     private(set) var results: [String: JSONValue] = [:]
+    /// The timelines of `timelines` and `buttons`, the one heard of least recently first.
+    private var heardOf: [String] = []
     /// The result write under way, and the latest result of each timeline waiting for it.
     private(set) var saving: String?
     private var waitingSaves: [(timelineId: String, counts: JSONValue)] = []
@@ -152,12 +161,14 @@ struct PredictCore: Sendable {
             // The first timeline of a room (removeAll emptied those of the previous one).
             timelines = [:]
             results = [:]
+            heardOf.removeAll { buttons[$0] == nil }
             self.room = room
         }
         if let previous = timelines[overlay.timelineId], previous.trackingId != overlay.trackingId {
             effects.append(.cancelTracking(previous, room: room, reason: .replaced))
         }
         timelines[overlay.timelineId] = overlay
+        heard(overlay.timelineId, into: &effects)
         var button = buttons[overlay.timelineId] ?? PredictButton(
             timelineId: overlay.timelineId, kind: overlay.kind, visible: true, image: .power,
             imageIdle: nil, imagePower: nil, opacity: 1)
@@ -171,6 +182,7 @@ struct PredictCore: Sendable {
 
     private mutating func buttonData(_ data: PredictInput.ButtonData, now: ContinuousClock.Instant,
                                      into effects: inout [PredictEffect]) {
+        heard(data.timelineId, into: &effects)
         var button = buttons[data.timelineId] ?? PredictButton(
             timelineId: data.timelineId, kind: data.kind == .minigame ? .predict : data.kind, visible: true,
             image: timelines[data.timelineId] == nil ? .idle : .power, imageIdle: nil, imagePower: nil, opacity: 1)
@@ -213,6 +225,7 @@ struct PredictCore: Sendable {
         }
         timelines = [:]
         results = [:]
+        heardOf = []
         room = nil
         for var button in sortedButtons where button.visible {
             button.visible = false
@@ -221,6 +234,27 @@ struct PredictCore: Sendable {
         buttons = [:]
         fades = [:]
         effects.append(.status([]))
+    }
+
+    /// `timelineId` was heard of now: it becomes the most recent, and past `maxTimelines` the
+    /// least recent one is forgotten.
+    private mutating func heard(_ timelineId: String, into effects: inout [PredictEffect]) {
+        if let index = heardOf.firstIndex(of: timelineId) { heardOf.remove(at: index) }
+        heardOf.append(timelineId)
+        guard heardOf.count > Self.maxTimelines else { return }
+        let oldest = heardOf.removeFirst()
+        results[oldest] = nil
+        fades[oldest] = nil
+        if let overlay = timelines.removeValue(forKey: oldest), let room {
+            effects.append(.cancelTracking(overlay, room: room, reason: .replaced))
+        }
+        if var button = buttons.removeValue(forKey: oldest) {
+            effects.append(.status(sortedButtons))
+            if button.visible && showsButtons {
+                button.visible = false
+                effects.append(.publish(button))
+            }
+        }
     }
 
     /// The fade timer follows the earliest fade.
