@@ -107,7 +107,15 @@ final class DaemonProcess: @unchecked Sendable {
         try await eventually(timeoutMs: timeoutMs) { stderr.contains(text) }
     }
 
-    func client() throws -> IPCClient { try IPCClient(path: socketPath) }
+    /// A new connection to its local socket.
+    func client() async throws -> DaemonConnection { try await DaemonConnection.connect(path: socketPath) }
+
+    /// `count` new connections to its local socket, opened one after another.
+    func clients(_ count: Int) async throws -> [DaemonConnection] {
+        var clients: [DaemonConnection] = []
+        for _ in 0..<count { clients.append(try await client()) }
+        return clients
+    }
 
     /// Sends a signal and, for SIGTERM/SIGINT, waits for the exit (bounded).
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
@@ -152,8 +160,18 @@ func runCommand(_ argv: [String], stdin: String? = nil, environment: [String: St
     process.standardInput = input
     let outLog = LogCollector()
     let errLog = LogCollector()
-    out.fileHandleForReading.readabilityHandler = { outLog.append($0.availableData) }
-    err.fileHandleForReading.readabilityHandler = { errLog.append($0.availableData) }
+    let outEnded = Locked(false)
+    let errEnded = Locked(false)
+    for (pipe, log, ended) in [(out, outLog, outEnded), (err, errLog, errEnded)] {
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            log.append(chunk)
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                ended.withLock { $0 = true }
+            }
+        }
+    }
     try process.run()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? input.fileHandleForWriting.close()
@@ -161,9 +179,10 @@ func runCommand(_ argv: [String], stdin: String? = nil, environment: [String: St
         process.terminate()
         throw TestFailure("\(argv.joined(separator: " ")) did not finish within \(timeoutMs) ms")
     }
-    out.fileHandleForReading.readabilityHandler = nil
-    err.fileHandleForReading.readabilityHandler = nil
-    outLog.append(out.fileHandleForReading.readDataToEndOfFile())
-    errLog.append(err.fileHandleForReading.readDataToEndOfFile())
+    // The rest of its output arrives through the handlers, up to the end of each pipe (bounded:
+    // a child it left running could hold a pipe open).
+    guard try await eventually(timeoutMs: timeoutMs, { outEnded.current && errEnded.current }) else {
+        throw TestFailure("\(argv.joined(separator: " ")) ended, but its output did not within \(timeoutMs) ms")
+    }
     return CommandResult(status: process.terminationStatus, stdout: outLog.text, stderr: errLog.text)
 }
