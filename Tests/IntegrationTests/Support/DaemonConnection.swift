@@ -150,7 +150,7 @@ actor DaemonConnection {
             if written >= 0 {
                 offset += written
             } else if error == EAGAIN || error == EWOULDBLOCK {
-                guard try await waitForReadiness(toWrite: true, until: deadline) else { throw IPCClientError.timeout }
+                guard try await socket.ready(toWrite: true, until: deadline) else { throw IPCClientError.timeout }
             } else if error != EINTR {
                 throw IPCClientError.connectionClosed
             }
@@ -170,7 +170,7 @@ actor DaemonConnection {
             receiveAvailable()
             guard ready.isEmpty else { break }
             if ended { throw IPCClientError.connectionClosed }
-            guard try await waitForReadiness(toWrite: false, until: deadline) else { return nil }
+            guard try await socket.ready(until: deadline) else { return nil }
         }
         return ready.removeFirst()
     }
@@ -191,19 +191,6 @@ actor DaemonConnection {
             if count > 0 || (count < 0 && error == EINTR) { continue }
             if count < 0, error == EAGAIN || error == EWOULDBLOCK { return }
             ended = true
-        }
-    }
-
-    /// Waits until the socket is readable (or writable), or `deadline`; false when it passed.
-    private func waitForReadiness(toWrite: Bool, until deadline: ContinuousClock.Instant) async throws -> Bool {
-        let socket = self.socket
-        do {
-            try await withTimeout(ContinuousClock.now.duration(to: deadline), "a test's read or write") {
-                if toWrite { try await socket.writable() } else { try await socket.readable() }
-            }
-            return true
-        } catch is TimeoutError {
-            return false
         }
     }
 

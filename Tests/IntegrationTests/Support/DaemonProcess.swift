@@ -158,31 +158,18 @@ func runCommand(_ argv: [String], stdin: String? = nil, environment: [String: St
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input
-    let outLog = LogCollector()
-    let errLog = LogCollector()
-    let outEnded = Locked(false)
-    let errEnded = Locked(false)
-    for (pipe, log, ended) in [(out, outLog, outEnded), (err, errLog, errEnded)] {
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            log.append(chunk)
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                ended.withLock { $0 = true }
-            }
-        }
-    }
+    let deadline = ContinuousClock.now.advanced(by: .milliseconds(timeoutMs))
+    let command = argv.joined(separator: " ")
     try process.run()
+    // Read while it runs, so a full pipe never stops it.
+    async let output = readToEnd(out.fileHandleForReading, of: command, until: deadline)
+    async let errors = readToEnd(err.fileHandleForReading, of: command, until: deadline)
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? input.fileHandleForWriting.close()
     guard try await process.exited(withinMs: timeoutMs) else {
         process.terminate()
-        throw TestFailure("\(argv.joined(separator: " ")) did not finish within \(timeoutMs) ms")
+        throw TestFailure("\(command) did not finish within \(timeoutMs) ms")
     }
-    // The rest of its output arrives through the handlers, up to the end of each pipe (bounded:
-    // a child it left running could hold a pipe open).
-    guard try await eventually(timeoutMs: timeoutMs, { outEnded.current && errEnded.current }) else {
-        throw TestFailure("\(argv.joined(separator: " ")) ended, but its output did not within \(timeoutMs) ms")
-    }
-    return CommandResult(status: process.terminationStatus, stdout: outLog.text, stderr: errLog.text)
+    return CommandResult(status: process.terminationStatus, stdout: String(decoding: try await output, as: UTF8.self),
+                         stderr: String(decoding: try await errors, as: UTF8.self))
 }
