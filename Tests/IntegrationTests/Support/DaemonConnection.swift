@@ -12,9 +12,9 @@ import Glibc
 ///
 /// The design, and why: an actor pinned to the runtime's event loop (`EventLoop.shared`, the
 /// daemon's own loop, here one thread of the test process) that reads its non-blocking socket
-/// through `WatchedDescriptor`: it reads until `EAGAIN`, then awaits readiness under
-/// `withTimeout`. The bytes are read, framed and decoded on the loop's thread, and a waiting test
-/// is a suspended task. It is the blocking `IPCClient`'s interface made `async` (same names and
+/// through `WatchedDescriptor`: it reads until `EAGAIN`, then awaits readiness with a deadline
+/// (`ready(until:)`, the runtime's `withTimeout`). The bytes are read, framed and decoded on the
+/// loop's thread, and a waiting test is a suspended task. It is the blocking `IPCClient`'s interface made `async` (same names and
 /// arguments, same handling of events that arrive while a call waits), so a test reads as it did.
 /// The client library `InteractiveClient` does not fit: tests need what a player library must not
 /// do: send malformed input, read raw lines (error replies with a null id, ids exactly as sent),
@@ -31,10 +31,10 @@ actor DaemonConnection {
     private let socket: WatchedDescriptor
     private var framer = LineFramer(maxLineBytes: 64 << 20)
     /// Lines received and not read yet, oldest first.
-    private var ready: [[UInt8]] = []
+    private var unread: [[UInt8]] = []
     /// Events that arrived while a call waited for its reply; `nextEvent` returns them first.
     private var pendingEvents: [EventEnvelope] = []
-    /// The daemon closed the connection (or it broke): nothing more will arrive after `ready`.
+    /// The daemon closed the connection (or it broke): nothing more will arrive after `unread`.
     private var ended = false
     private var nextID = 1
     private var busy = false
@@ -150,7 +150,10 @@ actor DaemonConnection {
             if written >= 0 {
                 offset += written
             } else if error == EAGAIN || error == EWOULDBLOCK {
-                guard try await socket.ready(toWrite: true, until: deadline) else { throw IPCClientError.timeout }
+                // Room to write, or 50 ms, then the next try: a daemon that shuts the connection
+                // down is reported as a hang-up, never as room, and only the next send fails.
+                guard ContinuousClock.now < deadline else { throw IPCClientError.timeout }
+                _ = try await socket.ready(toWrite: true, until: min(deadline, .now.advanced(by: .milliseconds(50))))
             } else if error != EINTR {
                 throw IPCClientError.connectionClosed
             }
@@ -166,16 +169,16 @@ actor DaemonConnection {
     }
 
     private func readLine(until deadline: ContinuousClock.Instant) async throws -> [UInt8]? {
-        while ready.isEmpty {
+        while unread.isEmpty {
             receiveAvailable()
-            guard ready.isEmpty else { break }
+            guard unread.isEmpty else { break }
             if ended { throw IPCClientError.connectionClosed }
             guard try await socket.ready(until: deadline) else { return nil }
         }
-        return ready.removeFirst()
+        return unread.removeFirst()
     }
 
-    /// Reads what the kernel holds now into `ready` (never waits); notes the end of the stream.
+    /// Reads what the kernel holds now into `unread` (never waits); notes the end of the stream.
     private func receiveAvailable() {
         while !ended {
             let (count, error) = EventLoop.shared.withReadBuffer { buffer -> (Int, Int32) in
@@ -183,7 +186,7 @@ actor DaemonConnection {
                 let error = errno
                 if count > 0 {
                     for case .line(let line) in framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
-                        ready.append(line)
+                        unread.append(line)
                     }
                 }
                 return (count, error)
