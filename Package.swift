@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Runtime", "Network", "JSONValue"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
-        .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "interactived", "interactivectl",
+        .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "Runtime", "interactived", "interactivectl",
                                                              "interactived-manpages"]),
     ],
     swiftLanguageModes: [.v6]

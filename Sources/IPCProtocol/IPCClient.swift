@@ -27,7 +27,8 @@ public enum IPCClientError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// A blocking client of the local API for command-line tools and tests.
+/// A blocking client of the local API for command-line tools (interactivectl), which may block.
+/// Players use `InteractiveClient`; the integration tests their own asynchronous client.
 ///
 /// Not thread-safe: use one instance from one thread. Event notifications that arrive while
 /// waiting for a reply are kept and returned by `nextEvent`.

@@ -26,13 +26,13 @@ import Glibc
         try await backend.emitOverlay(room: "m1", backend.quiz("tl-old", extra: ["traceLock": true]), trackingId: "trk-old")
         // It reached the daemon (receive-message goes out on arrival).
         try await backend.waitForRecords("receive-messages", "trackingId=trk-old") { !$0.isEmpty }
-        #expect(try live.player.call("room.join", ["mediaId": "m2"])["state"] == "joined")
+        #expect(try await live.player.call("room.join", ["mediaId": "m2"])["state"] == "joined")
 
         let rendered = try await live.waitForAck("trk-old", "rendered", timeoutMs: 15_000)
         #expect(rendered["status"] == "cancelled")
         #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "remove_all_view")
-        try live.player.expectNoEvent("overlay.show", withinMs: 300)
-        #expect(try live.status()["overlays"] == [])
+        try await live.player.expectNoEvent("overlay.show", withinMs: 300)
+        #expect(try await live.status()["overlays"] == [])
         #expect(try await backend.records("actions").isEmpty)
     }
 
@@ -45,38 +45,38 @@ import Glibc
         #expect(offTarget["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "not_targeted")
 
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p-ok", type: type), trackingId: "trk-ok")
-        let button = try live.player.waitForEvent("predict.button")
+        let button = try await live.player.waitForEvent("predict.button")
         #expect(button.data["timelineId"] == "p-ok", "the button of an overlay for another platform was shown")
-        let overlayId = try live.player.call("predict.open", ["timelineId": "p-ok"])["overlayId"]?.stringValue ?? ""
-        #expect(try live.answer(overlayId)["status"] == "success")
+        let overlayId = try await live.player.call("predict.open", ["timelineId": "p-ok"])["overlayId"]?.stringValue ?? ""
+        #expect(try await live.answer(overlayId)["status"] == "success")
 
         // Sent again: answered already, so neither button nor dialog again.
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p-ok", type: type), trackingId: "trk-again")
         let again = try await live.waitForAck("trk-again", "rendered")
         #expect(again["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "already_interacted")
-        #expect(try live.status()["predict"]?.arrayValue?.map { $0["timelineId"] } == ["p-ok"])
+        #expect(try await live.status()["predict"]?.arrayValue?.map { $0["timelineId"] } == ["p-ok"])
     }
 
     @Test func theControlsComeBackOnlyWhenTheLastRevealedOverlayLeaves() async throws {
         let live = try await LiveFixture(viewer: .alice, events: ["predict.", "overlay.", "player."])
         let backend = live.backend
         let quizId = try await live.show(backend.quiz("tl-quiz")).overlayId
-        try live.bridge(quizId, ["type": "INTERACTIVE_SHOW_ANALYTICS"])
-        #expect(try live.player.waitForEvent("player.controls").data["visible"] == false)
+        try await live.bridge(quizId, ["type": "INTERACTIVE_SHOW_ANALYTICS"])
+        #expect(try await live.player.waitForEvent("player.controls").data["visible"] == false)
 
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p-dialog"), trackingId: "trk-dialog")
-        try live.player.waitForEvent("predict.button")
-        let dialogId = try live.player.call("predict.open", ["timelineId": "p-dialog"])["overlayId"]?.stringValue ?? ""
-        try live.bridge(dialogId, ["type": "INTERACTIVE_OPEN_ANALYTICS"])
-        try live.player.waitForEvent("overlay.reveal") { $0["overlayId"] == .string(dialogId) }
+        try await live.player.waitForEvent("predict.button")
+        let dialogId = try await live.player.call("predict.open", ["timelineId": "p-dialog"])["overlayId"]?.stringValue ?? ""
+        try await live.bridge(dialogId, ["type": "INTERACTIVE_OPEN_ANALYTICS"])
+        try await live.player.waitForEvent("overlay.reveal") { $0["overlayId"] == .string(dialogId) }
 
         // The quiz leaves; the dialog still covers the video: the controls stay hidden.
-        _ = try live.player.call("overlay.dismiss", ["overlayId": .string(quizId)])
-        try live.player.waitForEvent("overlay.hide") { $0["overlayId"] == .string(quizId) }
-        try live.player.expectNoEvent("player.controls", withinMs: 400) { $0["visible"] == true }
+        _ = try await live.player.call("overlay.dismiss", ["overlayId": .string(quizId)])
+        try await live.player.waitForEvent("overlay.hide") { $0["overlayId"] == .string(quizId) }
+        try await live.player.expectNoEvent("player.controls", withinMs: 400) { $0["visible"] == true }
 
-        _ = try live.player.call("overlay.dismiss", ["overlayId": .string(dialogId)])
-        #expect(try live.player.waitForEvent("player.controls").data["visible"] == true)
+        _ = try await live.player.call("overlay.dismiss", ["overlayId": .string(dialogId)])
+        #expect(try await live.player.waitForEvent("player.controls").data["visible"] == true)
     }
 
     @Test func aTraceLockOverlayWithoutATrackingIdSendsReceiveMessage() async throws {
@@ -87,31 +87,31 @@ import Glibc
         }
         let message = try #require(sent.first { $0["timelineId"] == "tl-locked" })
         #expect(message["mediaId"] == "m1")
-        #expect(message["socketId"] == .string(try live.socketId()))
+        #expect(message["socketId"] == .string(try await live.socketId()))
         #expect(message["payload"]?["trackingId"] == .null)
     }
 
     @Test func aBetConfirmationNobodyAnswersIsDeclinedInTime() async throws {
         let live = try await LiveFixture(viewer: .alice, config: ["answerConfirmTimeoutMs": 500])
         let overlayId = try await live.show(live.backend.quiz("tl-wait", extra: ["requireBet": true, "betAmount": 5])).overlayId
-        try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
-        #expect(try live.player.waitForEvent("answer.confirm").data["timeoutMs"] == 500)
+        try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
+        #expect(try await live.player.waitForEvent("answer.confirm").data["timeoutMs"] == 500)
         let started = Date()
-        let result = try live.player.waitForEvent("answer.result", timeoutMs: 5000).data
+        let result = try await live.player.waitForEvent("answer.result", timeoutMs: 5000).data
         #expect(result["status"] == "failure")
         #expect(result["reason"] == "bet_declined")
         #expect(result["detail"] == "timeout")
         #expect(Date().timeIntervalSince(started) < 3)
         #expect(try await backend(live).records("actions").isEmpty)
         // Too late now.
-        #expect(throws: IPCClientError.self) {
-            try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
+        await #expect(throws: IPCClientError.self) {
+            try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
         }
         // And the viewer may try again.
-        try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
-        try live.player.waitForEvent("answer.confirm")
-        _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
-        #expect(try live.player.waitForEvent("answer.result").data["status"] == "success")
+        try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
+        try await live.player.waitForEvent("answer.confirm")
+        _ = try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
+        #expect(try await live.player.waitForEvent("answer.result").data["status"] == "success")
     }
 
     private func backend(_ live: LiveFixture) -> ReferenceBackend { live.backend }
@@ -122,15 +122,15 @@ import Glibc
         let live = try await LiveFixture(viewer: .alice)
         for round in 1...5 {
             let overlayId = try await live.show(live.backend.quiz("tl-fast-\(round)", extra: ["requireBet": true, "betAmount": 1])).overlayId
-            try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
-            try live.player.waitForEvent("answer.confirm")
-            _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": false])
-            #expect(try live.player.waitForEvent("answer.result").data["reason"] == "bet_declined")
+            try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
+            try await live.player.waitForEvent("answer.confirm")
+            _ = try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": false])
+            #expect(try await live.player.waitForEvent("answer.result").data["reason"] == "bet_declined")
             // A retry right after the result is a new attempt, not "already_answered".
-            try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
-            try live.player.waitForEvent("answer.confirm")
-            _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
-            #expect(try live.player.waitForEvent("answer.result").data["status"] == "success")
+            try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
+            try await live.player.waitForEvent("answer.confirm")
+            _ = try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
+            #expect(try await live.player.waitForEvent("answer.result").data["status"] == "success")
         }
     }
 
@@ -142,7 +142,7 @@ import Glibc
         let firstBoot: JSONValue?
         do {
             let first = try await LiveFixture(viewer: .alice, fanclub: true, directory: directory, backend: backend)
-            firstBoot = try first.status()["bootId"]
+            firstBoot = try await first.status()["bootId"]
             first.daemon.signal(SIGKILL)
             _ = try await first.daemon.waitForExit()
         }
@@ -151,14 +151,14 @@ import Glibc
         #expect(info.st_mode & 0o777 == 0o600)
 
         let second = try await DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
-        let client = try second.client()
+        let client = try await second.client()
         let status = try await waitForRoom(client, "joined")
         #expect(status["bootId"] != firstBoot)
         #expect(status["session"] == ["loggedIn": true, "userId": "alice", "displayName": "Alice"])
         #expect(status["room"]?["mediaId"] == "m1")
         #expect(status["room"]?["fanclub"] == true)
         // The restored viewer may ask for play tickets.
-        let started = try client.call("playback.start", ["filmId": "f1", "episodeNo": 1,
+        let started = try await client.call("playback.start", ["filmId": "f1", "episodeNo": 1,
                                                          "device": ["unionInfo": "union-1", "drmKek": "kek-1"]])
         #expect(started["state"] == "loading" || started["state"] == "playing")
         let joins = try await backend.records("room-events", "type=join-room")
@@ -168,22 +168,22 @@ import Glibc
         #expect(!second.stderr.contains("token-alice"))
 
         // Logging out forgets the viewer; leaving forgets the room.
-        _ = try client.call("session.logout")
+        _ = try await client.call("session.logout")
         #expect(try await second.stop() == 0)
         let third = try await DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
-        let anonymous = try await waitForRoom(try third.client(), "joined")
+        let anonymous = try await waitForRoom(try await third.client(), "joined")
         #expect(anonymous["session"]?["loggedIn"] == false)
-        _ = try third.client().call("room.leave")
+        _ = try await third.client().call("room.leave")
         #expect(try await third.stop() == 0)
         // The kept room (if any) is restored before the daemon serves its first client.
         let fourth = try await DaemonProcess(arguments: backend.daemonFlags(), directory: directory)
-        #expect(try fourth.client().call("daemon.status")["room"] == .null)
+        #expect(try await fourth.client().call("daemon.status")["room"] == .null)
     }
 
-    private func waitForRoom(_ client: IPCClient, _ state: String, timeoutMs: Int = 10_000) async throws -> JSONValue {
+    private func waitForRoom(_ client: DaemonConnection, _ state: String, timeoutMs: Int = 10_000) async throws -> JSONValue {
         var status: JSONValue = .null
         guard try await eventually(timeoutMs: timeoutMs, everyMs: 50, {
-            status = try client.call("daemon.status")
+            status = try await client.call("daemon.status")
             return status["room"]?["state"] == .string(state)
         }) else { throw TestFailure("room never \(state): \(status["room"] ?? .null)") }
         return status
@@ -234,13 +234,13 @@ import Glibc
         do {
             let daemon = try await DaemonProcess(directory: directory)
             #expect(daemon.notify.messages.contains { $0.contains("READY=1") && $0.contains("read-only") })
-            let client = try daemon.client()
-            let store = try client.call("daemon.status")["store"]
+            let client = try await daemon.client()
+            let store = try await client.call("daemon.status")["store"]
             #expect(store?["persistent"] == false)
             #expect(store?["problem"] == "read-only")
             // The daemon works; what is set is in force (but not kept).
-            _ = try client.call("config.set", ["deviceClass": "tv"])
-            #expect(try client.call("config.get")["deviceClass"] == "tv")
+            _ = try await client.call("config.set", ["deviceClass": "tv"])
+            #expect(try await client.call("config.get")["deviceClass"] == "tv")
             #expect(try await daemon.waitForLog("not writable"))
         } catch {
             await unmount()

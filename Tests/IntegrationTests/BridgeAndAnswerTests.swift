@@ -11,23 +11,23 @@ import Testing
         let live = try await LiveFixture()
         let overlayId = try await live.show(live.backend.quiz("tl-reveal")).overlayId
         // As an object.
-        let shown = try live.bridge(overlayId, ["type": "INTERACTIVE_SHOW_ANALYTICS", "data": ["id": "tl-reveal"]])
+        let shown = try await live.bridge(overlayId, ["type": "INTERACTIVE_SHOW_ANALYTICS", "data": ["id": "tl-reveal"]])
         #expect(shown["handled"] == true)
-        let reveal = try #require(try live.player.nextEvent(timeoutMs: 10_000))
+        let reveal = try #require(try await live.player.nextEvent(timeoutMs: 10_000))
         #expect(reveal.type == "overlay.reveal")
         #expect(reveal.data["overlayId"] == .string(overlayId))
-        let hideControls = try #require(try live.player.nextEvent(timeoutMs: 10_000))
+        let hideControls = try #require(try await live.player.nextEvent(timeoutMs: 10_000))
         #expect(hideControls.type == "player.controls")
         #expect(hideControls.data["visible"] == false)
-        #expect(try live.status()["overlays"]?.arrayValue?.first?["revealed"] == true)
+        #expect(try await live.status()["overlays"]?.arrayValue?.first?["revealed"] == true)
 
         // As the JSON string the template posted: hidden, then the controls come back.
-        try live.bridge(overlayId, .string(#"{"type":"INTERACTIVE_HIDE_ANALYTICS","data":{}}"#))
-        let hidden = try #require(try live.player.nextEvent(timeoutMs: 10_000))
+        try await live.bridge(overlayId, .string(#"{"type":"INTERACTIVE_HIDE_ANALYTICS","data":{}}"#))
+        let hidden = try #require(try await live.player.nextEvent(timeoutMs: 10_000))
         #expect(hidden.type == "overlay.hide")
         #expect(hidden.data["overlayId"] == .string(overlayId))
         #expect(hidden.data["reason"] == "interactive_hide")
-        let showControls = try #require(try live.player.nextEvent(timeoutMs: 10_000))
+        let showControls = try #require(try await live.player.nextEvent(timeoutMs: 10_000))
         #expect(showControls.type == "player.controls")
         #expect(showControls.data["visible"] == true)
     }
@@ -35,22 +35,22 @@ import Testing
     @Test func adClickPingDismissAndUnknownOverlays() async throws {
         let live = try await LiveFixture()
         let overlayId = try await live.show(live.backend.quiz("tl-ad")).overlayId
-        let click = try live.bridge(overlayId, .string(
+        let click = try await live.bridge(overlayId, .string(
             #"{"type":"INTERACTIVE_ACTION_REPORT","data":{"action":"CLICK_ADS","url":"https://ads.example/offer?x=1"}}"#))
         #expect(click["action"] == "link")
-        let link = try live.player.waitForEvent("overlay.link")
+        let link = try await live.player.waitForEvent("overlay.link")
         #expect(link.data == ["overlayId": .string(overlayId), "url": "https://ads.example/offer?x=1"])
 
         // A ping (object and string) is taken and does nothing: the next event is the dismissal's.
-        #expect(try live.bridge(overlayId, ["type": "INTERACTIVE_PING_ANALYTICS", "data": ["t": 1]])["handled"] == true)
-        try live.bridge(overlayId, .string(#"{"type":"INTERACTIVE_PING_ANALYTICS"}"#))
-        _ = try live.player.call("overlay.dismiss", ["overlayId": .string(overlayId)])
-        let next = try #require(try live.player.nextEvent(timeoutMs: 10_000))
+        #expect(try await live.bridge(overlayId, ["type": "INTERACTIVE_PING_ANALYTICS", "data": ["t": 1]])["handled"] == true)
+        try await live.bridge(overlayId, .string(#"{"type":"INTERACTIVE_PING_ANALYTICS"}"#))
+        _ = try await live.player.call("overlay.dismiss", ["overlayId": .string(overlayId)])
+        let next = try #require(try await live.player.nextEvent(timeoutMs: 10_000))
         #expect(next.type == "overlay.hide")
         #expect(next.data["reason"] == "dismissed")
         #expect(next.data["overlayId"] == .string(overlayId))
         // Not revealed: the controls were never taken, so none come back.
-        try live.player.expectNoEvent("player.controls", withinMs: 300)
+        try await live.player.expectNoEvent("player.controls", withinMs: 300)
         #expect(try await live.backend.records("actions").isEmpty)
 
         for (method, params) in [
@@ -59,7 +59,7 @@ import Testing
             ("overlay.attached", ["overlayId": "ov-none"]),
         ] {
             do {
-                _ = try live.player.call(method, params)
+                _ = try await live.player.call(method, params)
                 Issue.record("\(method) on an overlay not on screen succeeded")
             } catch IPCClientError.rpc(let error) {
                 #expect(error.name == "interactive.UnknownOverlay", "\(method): \(error)")
@@ -72,11 +72,11 @@ import Testing
     @Test func anAnonymousViewerIsAskedToLogIn() async throws {
         let live = try await LiveFixture()
         let overlayId = try await live.show(live.backend.quiz("tl-anon")).overlayId
-        try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "B"]]])
-        let login = try #require(try live.player.nextEvent(timeoutMs: 10_000))
+        try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "B"]]])
+        let login = try #require(try await live.player.nextEvent(timeoutMs: 10_000))
         #expect(login.type == "login.required")
         #expect(login.data == ["overlayId": .string(overlayId), "reason": "answer"])
-        let result = try live.player.waitForEvent("answer.result")
+        let result = try await live.player.waitForEvent("answer.result")
         #expect(result.data == ["overlayId": .string(overlayId), "timelineId": "tl-anon", "status": "failure",
                                 "reason": "login_required"])
         #expect(try await live.backend.records("rest-log", "path=/api/actions").isEmpty)
@@ -100,12 +100,12 @@ import Testing
         let live = try await LiveFixture(viewer: refusal.viewer, fanclub: false)
         let overlay = live.backend.quiz("tl-req", extra: [refusal.requirement: true, "betAmount": 10])
         let overlayId = try await live.show(overlay, trackingId: "trk-req").overlayId
-        try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
+        try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
         if refusal.requirement == "requireFanclub" {
-            let fanclub = try live.player.waitForEvent("fanclub.required")
+            let fanclub = try await live.player.waitForEvent("fanclub.required")
             #expect(fanclub.data == ["overlayId": .string(overlayId), "mediaId": "m1"])
         }
-        let result = try live.player.waitForEvent("answer.result").data
+        let result = try await live.player.waitForEvent("answer.result").data
         #expect(result["status"] == "failure")
         #expect(result["reason"] == .string(refusal.reason))
         #expect(result["timelineId"] == "tl-req")
@@ -117,10 +117,10 @@ import Testing
     @Test func joiningTheFanclubInPlaceLetsTheViewerAnswer() async throws {
         let live = try await LiveFixture(viewer: .bob, fanclub: false)
         let overlayId = try await live.show(live.backend.quiz("tl-fan", extra: ["requireFanclub": true])).overlayId
-        #expect(try live.answer(overlayId)["reason"] == "fanclub_required")
+        #expect(try await live.answer(overlayId)["reason"] == "fanclub_required")
         // The same media with fanclub true: taken in place (no new join), and the answer goes through.
-        #expect(try live.player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
-        #expect(try live.answer(overlayId)["status"] == "success")
+        #expect(try await live.player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
+        #expect(try await live.answer(overlayId)["status"] == "success")
         #expect(try await live.backend.records("actions").count == 1)
         #expect(try await live.backend.records("room-events", "type=join-room").count == 1)
         #expect(try await live.backend.records("unknown-events").isEmpty)
@@ -132,25 +132,25 @@ import Testing
         let live = try await LiveFixture(viewer: .alice)
         let overlay = live.backend.quiz("tl-bet", extra: ["requireBet": true, "betAmount": 25])
         let overlayId = try await live.show(overlay, trackingId: "trk-bet").overlayId
-        try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "B"]]])
-        let confirm = try live.player.waitForEvent("answer.confirm")
+        try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "B"]]])
+        let confirm = try await live.player.waitForEvent("answer.confirm")
         #expect(confirm.data["overlayId"] == .string(overlayId))
         #expect(confirm.data["timelineId"] == "tl-bet")
         #expect(confirm.data["kind"] == "bet")
         #expect(confirm.data["amount"] == 25)
         // Nothing is posted before the viewer accepts.
         #expect(try await live.backend.records("actions").isEmpty)
-        _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
-        let result = try live.player.waitForEvent("answer.result").data
+        _ = try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
+        let result = try await live.player.waitForEvent("answer.result").data
         #expect(result["status"] == "success")
         #expect(result["timelineId"] == "tl-bet")
-        let confirmed = try live.player.waitForEvent("overlay.post")
+        let confirmed = try await live.player.waitForEvent("overlay.post")
         #expect(confirmed.data == ["overlayId": .string(overlayId),
                                    "message": ["key": "UPDATE_CONFIRM", "data": ["timelineId": "tl-bet", "success": true]]])
 
         let actions = try await live.backend.records("actions")
         try #require(actions.count == 1)
-        let socketId = try live.socketId()
+        let socketId = try await live.socketId()
         #expect(actions[0]["body"] == ["mediaId": "m1", "timelineId": "tl-bet", "os": "linuxstb", "socketId": .string(socketId),
                                        "userId": "alice", "mode": "live", "answer": ["answer": ["choice": "B"]]])
         #expect(actions[0]["problems"] == [])
@@ -158,7 +158,7 @@ import Testing
         #expect(actions[0]["tenant"] == "onlivev2")
 
         // Answered once: a second answer is refused without a request.
-        let again = try live.answer(overlayId)
+        let again = try await live.answer(overlayId)
         #expect(again["status"] == "failure")
         #expect(again["reason"] == "already_answered")
         #expect(try await live.backend.records("actions").count == 1)
@@ -168,14 +168,14 @@ import Testing
     @Test func aVipAnswerIsConfirmedAndAPlainOneIsNot() async throws {
         let live = try await LiveFixture(viewer: .carol)
         let vipId = try await live.show(live.backend.quiz("tl-vip", extra: ["requireVip": true])).overlayId
-        #expect(try live.answer(vipId)["status"] == "success")
-        let confirmed = try #require(try live.player.nextEvent(timeoutMs: 10_000))
+        #expect(try await live.answer(vipId)["status"] == "success")
+        let confirmed = try #require(try await live.player.nextEvent(timeoutMs: 10_000))
         #expect(confirmed.type == "overlay.post")
         #expect(confirmed.data["message"] == ["key": "UPDATE_CONFIRM", "data": ["timelineId": "tl-vip", "success": true]])
 
         let plainId = try await live.show(live.backend.quiz("tl-plain")).overlayId
-        #expect(try live.answer(plainId)["status"] == "success")
-        try live.player.expectNoEvent("overlay.post", withinMs: 300)
+        #expect(try await live.answer(plainId)["status"] == "success")
+        try await live.player.expectNoEvent("overlay.post", withinMs: 300)
         // Only the VIP overlay asked for the viewer's status.
         #expect(try await live.backend.records("rest-log", "path=/api/public/vip-status").count == 1)
         #expect(try await live.backend.records("actions").count == 2)
@@ -184,22 +184,22 @@ import Testing
     @Test func aDeclinedBetIsNotPostedAndMayBeRetried() async throws {
         let live = try await LiveFixture(viewer: .dave)
         let overlayId = try await live.show(live.backend.quiz("tl-decline", extra: ["requireBet": true, "betAmount": 5])).overlayId
-        try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "C"]]])
-        #expect(try live.player.waitForEvent("answer.confirm").data["amount"] == 5)
-        _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": false])
-        let declined = try live.player.waitForEvent("answer.result").data
+        try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "C"]]])
+        #expect(try await live.player.waitForEvent("answer.confirm").data["amount"] == 5)
+        _ = try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": false])
+        let declined = try await live.player.waitForEvent("answer.result").data
         #expect(declined["status"] == "failure")
         #expect(declined["reason"] == "bet_declined")
         #expect(try await live.backend.records("actions").isEmpty)
         // Without a pending confirmation, answer.confirm is a bad request.
-        #expect(throws: IPCClientError.self) {
-            try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
+        await #expect(throws: IPCClientError.self) {
+            try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
         }
 
-        try live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "C"]]])
-        try live.player.waitForEvent("answer.confirm")
-        _ = try live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
-        #expect(try live.player.waitForEvent("answer.result").data["status"] == "success")
+        try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "C"]]])
+        try await live.player.waitForEvent("answer.confirm")
+        _ = try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
+        #expect(try await live.player.waitForEvent("answer.result").data["status"] == "success")
         #expect(try await live.backend.records("actions").count == 1)
     }
 
@@ -222,7 +222,7 @@ import Testing
         let live = try await LiveFixture(viewer: .alice)
         try await live.backend.fault(["actionsReply": failure.reply])
         let overlayId = try await live.show(live.backend.quiz("tl-fail")).overlayId
-        let result = try live.answer(overlayId)
+        let result = try await live.answer(overlayId)
         #expect(result["status"] == "failure")
         #expect(result["reason"] == .string(failure.reason))
         #expect(try await live.backend.records("actions").count == 1)
@@ -233,7 +233,7 @@ import Testing
         try await live.backend.fault(["restDelayMs": 2000])
         let overlayId = try await live.show(live.backend.quiz("tl-slow")).overlayId
         let started = Date()
-        let result = try live.answer(overlayId)
+        let result = try await live.answer(overlayId)
         #expect(result["status"] == "failure")
         #expect(result["reason"] == "network_error")
         #expect(Date().timeIntervalSince(started) < 1.9, "the answer waited for the reply instead of timing out")
@@ -243,15 +243,15 @@ import Testing
         let live = try await LiveFixture(viewer: .alice)
         try await live.backend.fault(["actionsReply": "EX400"])
         let overlayId = try await live.show(live.backend.quiz("tl-retry")).overlayId
-        #expect(try live.answer(overlayId)["reason"] == "api_EX400")
+        #expect(try await live.answer(overlayId)["reason"] == "api_EX400")
         try await live.backend.fault(["actionsReply": nil])
-        let second = try live.answer(overlayId, ["answer": ["choice": "D"]])
+        let second = try await live.answer(overlayId, ["answer": ["choice": "D"]])
         #expect(second["status"] == "success")
         #expect(second["data"] == ["number": 7])
         let actions = try await live.backend.records("actions")
         #expect(actions.map { $0["reply"] } == ["EX400", "success"])
         #expect(actions.last?["body"]?["answer"] == ["answer": ["choice": "D"]])
-        #expect(try live.answer(overlayId)["reason"] == "already_answered")
+        #expect(try await live.answer(overlayId)["reason"] == "already_answered")
         #expect(try await live.backend.records("actions").count == 2)
     }
 }

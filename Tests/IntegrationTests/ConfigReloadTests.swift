@@ -47,14 +47,14 @@ import Glibc
     @Test func reloadRepliesOnceTheFileIsAppliedOrRefused() async throws {
         let daemon = try await DaemonProcess(config: ["tenant": "first"])
         let configPath = daemon.directory.path + "/config.json"
-        let client = try daemon.client()
+        let client = try await daemon.client()
         try write(#"{"tenant":"second","os":"linuxstb"}"#, to: configPath)
         let mark = daemon.notify.messages.count
         let applied = try await daemon.ctl(["reload"])
         #expect(applied.status == 0, "\(applied.stderr)")
         #expect(applied.stdout.contains("changed os, tenant"))
         // The reply came after the file was applied: no waiting needed.
-        #expect(try client.call("config.get")["tenant"] == "second")
+        #expect(try await client.call("config.get")["tenant"] == "second")
         #expect(try await daemon.notify.waitFor("RELOADING=1", since: mark).contains("MONOTONIC_USEC="))
         #expect(try await daemon.notify.waitFor("READY=1", since: mark).contains("STATUS=No room"))
 
@@ -63,33 +63,33 @@ import Glibc
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("'tenant'"))
         #expect(refused.stderr.contains("interactive.ConfigRejected"))
-        #expect(try client.call("config.get")["tenant"] == "second")
-        let thrown = #expect(throws: IPCClientError.self) { try client.call("daemon.reload") }
+        #expect(try await client.call("config.get")["tenant"] == "second")
+        let thrown = await #expect(throws: IPCClientError.self) { try await client.call("daemon.reload") }
         guard case .rpc(let error)? = thrown else {
             Issue.record("daemon.reload: \(String(describing: thrown))")
             return
         }
         #expect(error.name == "interactive.ConfigRejected")
         #expect(error.data?["key"] == "tenant")
-        #expect(try client.call("daemon.status")["daemon"]?["configError"]?.stringValue?.contains("'tenant'") == true)
+        #expect(try await client.call("daemon.status")["daemon"]?["configError"]?.stringValue?.contains("'tenant'") == true)
         try await daemon.notify.waitFor("configuration file rejected: invalid value for 'tenant'")
         // Only the control role may reload.
         #expect(try await daemon.ctl(["reload"], prefix: Self.asNobody).status == 77)
         // A good file again clears the refusal.
         try write(#"{"tenant":"third"}"#, to: configPath)
         #expect(try await daemon.ctl(["--json", "reload"]).stdout.contains(#""changed":["os","tenant"]"#))
-        #expect(try client.call("daemon.status")["daemon"]?["configError"] == .null)
+        #expect(try await client.call("daemon.status")["daemon"]?["configError"] == .null)
     }
 
     @Test func aServiceManagerThatStopsReadingNeverBlocksTheDaemon() async throws {
         // The test's notify socket is read only while a test waits on it: its queue (10 datagrams
         // with the default net.unix.max_dgram_qlen) fills after a few reloads.
         let daemon = try await DaemonProcess(config: ["tenant": "t"])
-        let client = try daemon.client()
+        let client = try await daemon.client()
         for round in 0..<20 {
-            #expect(try client.call("daemon.reload", timeoutMs: 5000)["file"] != nil, "reload \(round)")
+            #expect(try await client.call("daemon.reload", timeoutMs: 5000)["file"] != nil, "reload \(round)")
         }
-        #expect(try client.call("daemon.status", timeoutMs: 5000)["daemon"] != nil)
+        #expect(try await client.call("daemon.status", timeoutMs: 5000)["daemon"] != nil)
         #expect(try await daemon.stop(timeoutMs: 10_000) == 0)
     }
 
@@ -97,26 +97,26 @@ import Glibc
         let daemon = try await DaemonProcess(config: ["maxClients": 50, "privilegedGroup": "interactive", "tenant": "t"])
         let configPath = daemon.directory.path + "/config.json"
         try write(#"{"maxClients":2,"privilegedGroup":"nosuchgroup","tenant":"u"}"#, to: configPath)
-        let client = try daemon.client()
-        let reloaded = try client.call("daemon.reload")
+        let client = try await daemon.client()
+        let reloaded = try await client.call("daemon.reload")
         #expect(reloaded["changed"] == ["tenant"])
         #expect(reloaded["restartNeeded"] == ["maxClients", "privilegedGroup"])
-        let config = try client.call("config.get")
+        let config = try await client.call("config.get")
         #expect(config["maxClients"] == 50)
         #expect(config["privilegedGroup"] == "interactive")
         #expect(config["tenant"] == "u")
-        let origins = try client.call("config.get", ["origin": true])
+        let origins = try await client.call("config.get", ["origin": true])
         #expect(origins["maxClients"] == ["value": 50, "origin": "file", "pending": 2])
         #expect(origins["tenant"] == ["value": "u", "origin": "file"])
         #expect(origins["stateDirectory"]?["origin"] == "flag")
         #expect(origins["httpTimeoutMs"] == ["value": 10000, "origin": "default"])
         #expect(origins["caFile"] == ["value": nil, "origin": "unset"])
-        #expect(try client.call("daemon.status")["daemon"]?["restartNeeded"] == ["maxClients", "privilegedGroup"])
+        #expect(try await client.call("daemon.status")["daemon"]?["restartNeeded"] == ["maxClients", "privilegedGroup"])
         try await daemon.notify.waitFor("restart needed to apply maxClients, privilegedGroup")
         #expect(try await daemon.waitForLog("maxClients changed to 2"))
         // The running limit is still 50: more than 2 clients are served.
-        let more = try (0..<4).map { _ in try daemon.client() }
-        for extra in more { #expect(try extra.call("daemon.hello")["daemon"] == "interactived") }
+        let more = try await daemon.clients(4)
+        for extra in more { #expect(try await extra.call("daemon.hello")["daemon"] == "interactived") }
         let text = try await daemon.ctl(["config", "get", "--origin"])
         #expect(text.stdout.contains("50  (file; 2 after a restart)"))
         #expect(text.stdout.contains("u  (file)"))
@@ -145,7 +145,7 @@ import Glibc
         let log = fixture.daemon.stderr
         #expect(log.components(separatedBy: "Backend connection lost").count - 1 == 1, "\(log)")
         #expect(!log.contains("Socket.IO: connection failed"))
-        _ = try fixture.player.call("room.leave")
+        _ = try await fixture.player.call("room.leave")
         try await notify.waitFor("STATUS=Room m1 (live) left", since: mark)
     }
 }

@@ -15,9 +15,9 @@ import Glibc
         let backend = live.backend
         try await backend.fault(["restDelayMs": 600_000])
         // One local connection per call: a connection's requests are handled one after the other.
-        let callers = try (0..<100).map { _ in try live.daemon.client() }
+        let callers = try await live.daemon.clients(100)
         for caller in callers {
-            try caller.send(raw: RPCRequest(id: .number(1), method: "interactive.status", params: ["mediaId": "m1"]).line())
+            try await caller.send(raw: RPCRequest(id: .number(1), method: "interactive.status", params: ["mediaId": "m1"]).line())
         }
         let held = try await eventually(timeoutMs: 20_000, everyMs: 50) {
             try await backend.admin("GET", "/_admin/state")["restInFlight"] == 100
@@ -26,10 +26,10 @@ import Glibc
 
         // Each call fails if unanswered within 2 s (before the change, none was answered at all);
         // the latency itself is measured by Benchmarks/rest-hang.sh.
-        let probe = try live.daemon.client()
+        let probe = try await live.daemon.client()
         for index in 0..<50 {
             let method = ["daemon.hello", "daemon.status", "player.state"][index % 3]
-            _ = try probe.call(method, method == "player.state" ? ["state": "playing", "position": 1] : nil, timeoutMs: 2000)
+            _ = try await probe.call(method, method == "player.state" ? ["state": "playing", "position": 1] : nil, timeoutMs: 2000)
         }
         #expect(try await backend.admin("GET", "/_admin/state")["restInFlight"] == 100)
 

@@ -8,9 +8,9 @@ import Glibc
 
 /// Hostile input from local users and from the backend, against the real daemon (issue 12).
 @Suite struct HardeningTests {
-    private func rpcCode(_ body: () throws -> Void) -> Int? {
+    private func rpcCode(_ body: () async throws -> Void) async -> Int? {
         do {
-            try body()
+            try await body()
         } catch let IPCClientError.rpc(error) {
             return error.code
         } catch {
@@ -21,20 +21,20 @@ import Glibc
 
     @Test func controlCharactersInValuesThatReachHeadersAreRefused() async throws {
         let daemon = try await DaemonProcess()
-        let client = try daemon.client()
-        #expect(rpcCode { _ = try client.call("session.login", ["token": "tokC\rX-Injected-Token: yes", "userId": "u1"]) } == -32602)
-        #expect(rpcCode { _ = try client.call("session.login", ["token": "tok", "userId": "u\n1"]) } == -32602)
-        #expect(rpcCode { _ = try client.call("config.set", ["tenant": "onlive\u{0}v2"]) } == -32602)
-        #expect(rpcCode { _ = try client.call("config.set", ["insecureTLS": 1.5]) } == -32602)
-        #expect(try client.call("daemon.status")["session"]?["loggedIn"] == false)
+        let client = try await daemon.client()
+        #expect(await rpcCode { _ = try await client.call("session.login", ["token": "tokC\rX-Injected-Token: yes", "userId": "u1"]) } == -32602)
+        #expect(await rpcCode { _ = try await client.call("session.login", ["token": "tok", "userId": "u\n1"]) } == -32602)
+        #expect(await rpcCode { _ = try await client.call("config.set", ["tenant": "onlive\u{0}v2"]) } == -32602)
+        #expect(await rpcCode { _ = try await client.call("config.set", ["insecureTLS": 1.5]) } == -32602)
+        #expect(try await client.call("daemon.status")["session"]?["loggedIn"] == false)
     }
 
     @Test func requestIdsComeBackExactlyAsSent() async throws {
         let daemon = try await DaemonProcess()
-        let client = try daemon.client()
+        let client = try await daemon.client()
         for id in ["12345678901234567890", "9007199254740993", "-1.50"] {
-            try client.send(raw: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"daemon.hello"}"#.utf8) + [0x0A])
-            let line = try #require(try client.nextLine(timeoutMs: 5_000))
+            try await client.send(raw: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"daemon.hello"}"#.utf8) + [0x0A])
+            let line = try #require(try await client.nextLine(timeoutMs: 5_000))
             #expect(String(decoding: line, as: UTF8.self).contains(#""id":\#(id),"#), "\(id)")
         }
     }
@@ -133,20 +133,20 @@ import Glibc
     /// waits; others are served all along.
     @Test func aClientLeavingRepliesUnreadIsCutOff() async throws {
         let daemon = try await DaemonProcess()
-        let greedy = try daemon.client()
+        let greedy = try await daemon.client()
         let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#.utf8) + [0x0A]
         var sent = 0
         do {
             for _ in 0..<20_000 {
-                try greedy.send(raw: request)
+                try await greedy.send(raw: request)
                 sent += 1
             }
         } catch {
             // The daemon shut the connection: the send fails.
         }
         #expect(try await daemon.waitForLog("leaves its replies unread", timeoutMs: 30_000), "sent \(sent)")
-        let other = try daemon.client()
-        #expect(try other.call("daemon.hello")["daemon"] == "interactived")
+        let other = try await daemon.client()
+        #expect(try await other.call("daemon.hello")["daemon"] == "interactived")
     }
 
     @Test func onlyHTTPURLsReachPlayers() async throws {
@@ -161,8 +161,8 @@ import Glibc
             let rendered = try await live.waitForAck(trackingId, "rendered")
             #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "invalid_overlay_state", "\(trackingId)")
         }
-        try live.player.expectNoEvent("overlay.show", withinMs: 300)
-        #expect(try live.status()["overlays"]?.arrayValue?.isEmpty == true)
+        try await live.player.expectNoEvent("overlay.show", withinMs: 300)
+        #expect(try await live.status()["overlays"]?.arrayValue?.isEmpty == true)
     }
 
     /// The overflow that once crashed every box: an `_emitTimestamp` of Int64.min.
@@ -171,9 +171,9 @@ import Glibc
         try await live.backend.emit(room: "m1", event: "overlay", [
             "data": live.backend.quiz("tl-min"), "_trackingId": "trk-min", "_emitTimestamp": -9223372036854775808,
         ])
-        try live.player.waitForEvent("overlay.show") { $0["timelineId"] == "tl-min" }
+        try await live.player.waitForEvent("overlay.show") { $0["timelineId"] == "tl-min" }
         let received = try await live.waitForAck("trk-min", "received")
         #expect(received["payload"]?["clientContext"]?["receiveLatencyMs"] == .null)
-        #expect(try live.player.call("daemon.hello")["daemon"] == "interactived")
+        #expect(try await live.player.call("daemon.hello")["daemon"] == "interactived")
     }
 }

@@ -123,7 +123,7 @@ import Testing
         #expect(!refused.stderr.contains("Try"))
         #expect(try await daemon.ctl(["config", "get", "socketUrl"]).stdout == "ws://127.0.0.1:9/\n")
         do {
-            _ = try daemon.client().call("config.set", ["socketUrl": "ws://127.0.0.1:10/"])
+            _ = try await daemon.client().call("config.set", ["socketUrl": "ws://127.0.0.1:10/"])
             Issue.record("config.set of a flag's key succeeded")
         } catch IPCClientError.rpc(let error) {
             #expect(error.code == RPCErrorCode.invalidParams)
@@ -140,7 +140,7 @@ import Testing
         #expect(fromStdin.status == 0)
         // No room: nothing checked the token yet, and login says so.
         #expect(fromStdin.stdout.contains("not checked yet"))
-        #expect(try daemon.client().call("daemon.status")["session"]?["userId"] == "alice")
+        #expect(try await daemon.client().call("daemon.status")["session"]?["userId"] == "alice")
         let tokenFile = daemon.directory.path + "/token"
         try Data("file-token".utf8).write(to: URL(fileURLWithPath: tokenFile))
         #expect(try await daemon.ctl(["login", "--user-id", "bob", "--token-file", tokenFile]).status == 0)
@@ -156,7 +156,7 @@ import Testing
         #expect(session.status == 0, "\(session.output)")
         #expect(session.output.contains("Token (input hidden):"))
         #expect(!session.output.contains("secret-pty-token"))
-        #expect(try daemon.client().call("daemon.status")["session"]?["userId"] == "alice")
+        #expect(try await daemon.client().call("daemon.status")["session"]?["userId"] == "alice")
     }
 
     @Test func loginInALiveRoomSaysWhatTheBackendAnswered() async throws {
@@ -168,11 +168,11 @@ import Testing
         #expect(!refused.stdout.contains("Logged in"))
         #expect(refused.stderr.contains("refused"))
         // The room is in error: leave says it left it, not that no room is joined.
-        #expect(try daemon.client().call("daemon.status")["room"]?["state"] == "error")
+        #expect(try await daemon.client().call("daemon.status")["room"]?["state"] == "error")
         let left = try await daemon.ctl(["leave"])
         #expect(left.status == 0)
         #expect(left.stdout == "Left m1\n")
-        #expect(try daemon.client().call("daemon.status")["room"]?["state"] == "left")
+        #expect(try await daemon.client().call("daemon.status")["room"]?["state"] == "left")
         #expect(try await daemon.ctl(["leave"]).status == 1)
         #expect(try await daemon.ctl(["join", "m1"]).status == 1) // still the refused token
         let accepted = try await daemon.ctl(["login", "--user-id", "alice"], stdin: "token-alice")
@@ -185,17 +185,17 @@ import Testing
     @Test func roomAndPlayerCommandsDriveALiveRoom() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let watcher = try daemon.client()
-        try watcher.subscribe(["overlay.", "answer.", "room."])
+        let watcher = try await daemon.client()
+        try await watcher.subscribe(["overlay.", "answer.", "room."])
         #expect(try await daemon.ctl(["login", "--user-id", "alice"], stdin: "token-alice").status == 0)
         #expect(try await daemon.ctl(["join", "m1"]).stdout == "m1: joined\n")
         try await backend.emitOverlay(room: "m1", backend.quiz("tl1", extra: ["requireBet": true, "betAmount": 20]))
-        let overlayId = try #require(try watcher.waitForEvent("overlay.show").data["overlayId"]?.stringValue)
+        let overlayId = try #require(try await watcher.waitForEvent("overlay.show").data["overlayId"]?.stringValue)
         #expect(try await daemon.ctl(["overlays"]).stdout.contains(overlayId))
         let loaded = try await daemon.ctl(["--json", "overlay", "loaded", overlayId])
         #expect(loaded.status == 0)
         #expect(try JSONValue.parse(loaded.stdout)["recorded"] == true)
-        try watcher.waitForEvent("overlay.reveal")
+        try await watcher.waitForEvent("overlay.reveal")
         // The first render report won: a later one is not recorded, and says so.
         let late = try await daemon.ctl(["overlay", "failed", overlayId])
         #expect(late.status == 1)
@@ -207,14 +207,14 @@ import Testing
         #expect(nothingPending.stderr.contains("no bet confirmation is pending"))
         #expect(!nothingPending.stderr.contains("Try"))
         #expect(try await daemon.ctl(["overlay", "answer", overlayId, #"{"choice":"A"}"#]).status == 0)
-        try watcher.waitForEvent("answer.confirm")
+        try await watcher.waitForEvent("answer.confirm")
         #expect(try await daemon.ctl(["confirm", overlayId, "yes"]).stdout == "Bet accepted\n")
-        #expect(try watcher.waitForEvent("answer.result").data["status"] == "success")
+        #expect(try await watcher.waitForEvent("answer.result").data["status"] == "success")
         // Reports from interactivectl never make it the overlay's owner: the overlay stays.
-        #expect(try watcher.call("daemon.status")["overlays"]?.arrayValue?.count == 1)
+        #expect(try await watcher.call("daemon.status")["overlays"]?.arrayValue?.count == 1)
         let dismissed = try await daemon.ctl(["--json", "overlay", "dismiss", overlayId])
         #expect(try JSONValue.parse(dismissed.stdout) == ["overlayId": .string(overlayId), "ok": true])
-        #expect(try watcher.waitForEvent("overlay.hide").data["reason"] == "dismissed")
+        #expect(try await watcher.waitForEvent("overlay.hide").data["reason"] == "dismissed")
         #expect(try await daemon.ctl(["leave"]).stdout == "Left m1\n")
     }
 
@@ -222,21 +222,21 @@ import Testing
         let backend = try await ReferenceBackend()
         try await backend.admin("PUT", "/_admin/scenario/v1", VODTests.scenario(backend))
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let watcher = try daemon.client()
-        try watcher.subscribe(["overlay.show"])
+        let watcher = try await daemon.client()
+        try await watcher.subscribe(["overlay.show"])
         #expect(try await daemon.ctl(["join", "v1", "--vod"]).stdout == "v1: joined\n")
         let time = try await daemon.ctl(["--json", "time", "0.5"])
         #expect(time.status == 0)
         #expect(try JSONValue.parse(time.stdout)["seconds"] == 0.5)
-        #expect(try watcher.waitForEvent("overlay.show").data["timelineId"] == "t0")
+        #expect(try await watcher.waitForEvent("overlay.show").data["timelineId"] == "t0")
         #expect(try await daemon.ctl(["time", "-1"]).status == 64)
     }
 
     @Test func eventsCommandPrintsHeldEventsInLocalTimeAndFilters() async throws {
         let daemon = try await DaemonProcess()
-        let client = try daemon.client()
-        _ = try client.call("config.set", ["deviceClass": "tv"])
-        _ = try client.call("session.login", ["token": "t", "userId": "u"])
+        let client = try await daemon.client()
+        _ = try await client.call("config.set", ["deviceClass": "tv"])
+        _ = try await client.call("session.login", ["token": "t", "userId": "u"])
         let all = try await daemon.ctl(["events"])
         #expect(all.stdout.contains("config.changed deviceClass=tv"))
         #expect(all.stdout.contains("session.state"))
@@ -264,7 +264,7 @@ import Testing
     @Test func eventsFollowStopsAndSaysWhyWhenTheDaemonGoes() async throws {
         let daemon = try await DaemonProcess()
         let follower = try BackgroundCommand([BuiltProducts.ctl, "--socket", daemon.socketPath, "events", "-f"])
-        _ = try daemon.client().call("config.set", ["deviceClass": "first"])
+        _ = try await daemon.client().call("config.set", ["deviceClass": "first"])
         try await follower.waitFor("deviceClass=first", in: \.stdout)
         #expect(try await daemon.stop() == 0)
         #expect(try await follower.waitForExit() == 69)
@@ -277,13 +277,13 @@ import Testing
         var daemon: DaemonProcess? = try await DaemonProcess(directory: directory)
         let socket = try #require(daemon?.socketPath)
         let follower = try BackgroundCommand([BuiltProducts.ctl, "--socket", socket, "events", "-f", "--wait", "--type", "config."])
-        _ = try daemon?.client().call("config.set", ["deviceClass": "before"])
+        _ = try await daemon?.client().call("config.set", ["deviceClass": "before"])
         try await follower.waitFor("deviceClass=before", in: \.stdout)
         #expect(try await daemon?.stop() == 0)
         daemon = nil
         try await follower.waitFor("waiting for it to come back", in: \.stderr)
         let again = try await DaemonProcess(directory: directory)
-        _ = try again.client().call("config.set", ["deviceClass": "after"])
+        _ = try await again.client().call("config.set", ["deviceClass": "after"])
         try await follower.waitFor("deviceClass=after", in: \.stdout)
         #expect(follower.stderr.contains("reconnected"))
         #expect(follower.stderr.contains("the daemon restarted"))
@@ -321,7 +321,7 @@ import Testing
         let daemonPage = try await render("interactived.8")
         for flag in flags { #expect(daemonPage.contains(flag), "\(flag)") }
         let daemon = try await DaemonProcess()
-        let keys = try #require(try daemon.client().call("config.get").objectValue?.keys)
+        let keys = try #require(try await daemon.client().call("config.get").objectValue?.keys)
         let confPage = try await render("interactived.conf.5")
         for key in keys { #expect(confPage.contains(key), "\(key)") }
     }

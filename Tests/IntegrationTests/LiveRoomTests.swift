@@ -8,14 +8,14 @@ import Testing
     @Test func joinsAfterConnectWithTheHandshakeHeaders() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        try player.subscribe(["room.", "connection."])
-        _ = try player.call("session.login", ["token": "token-alice", "userId": "alice", "displayName": "Alice"])
-        let joined = try player.call("room.join", ["mediaId": "m1", "mode": "live"])
+        let player = try await daemon.client()
+        try await player.subscribe(["room.", "connection."])
+        _ = try await player.call("session.login", ["token": "token-alice", "userId": "alice", "displayName": "Alice"])
+        let joined = try await player.call("room.join", ["mediaId": "m1", "mode": "live"])
         #expect(joined["state"] == "joined")
-        #expect(try player.waitForEvent("room.state") { $0["state"] == "joining" }.data["mediaId"] == "m1")
-        try player.waitForEvent("connection.state") { $0["state"] == "connected" }
-        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+        #expect(try await player.waitForEvent("room.state") { $0["state"] == "joining" }.data["mediaId"] == "m1")
+        try await player.waitForEvent("connection.state") { $0["state"] == "connected" }
+        try await player.waitForEvent("room.state") { $0["state"] == "joined" }
 
         let handshake = try await #require(try backend.records("handshakes").last)
         #expect(handshake["tenant"] == "onlivev2")
@@ -31,14 +31,14 @@ import Testing
     @Test func anonymousViewerJoinsAndSameMediaIsANoOp() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
+        let player = try await daemon.client()
+        #expect(try await player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
         let handshake = try await #require(try backend.records("handshakes").last)
         #expect(handshake["accepted"] == true)
         #expect(handshake["authorization"] == nil || handshake["authorization"] == .null)
         #expect(handshake["userId"] == nil || handshake["userId"] == .null)
-        #expect(try player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
-        #expect(try player.call("daemon.status")["room"]?["fanclub"] == true)
+        #expect(try await player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
+        #expect(try await player.call("daemon.status")["room"]?["fanclub"] == true)
         #expect(try await backend.records("room-events", "type=join-room").count == 1)
         #expect(try await backend.records("handshakes").count == 1)
     }
@@ -46,13 +46,13 @@ import Testing
     @Test func anotherMediaLeavesTheOldRoomOnTheSameConnection() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        _ = try player.call("room.join", ["mediaId": "m1"])
-        try player.subscribe(["overlay."])
+        let player = try await daemon.client()
+        _ = try await player.call("room.join", ["mediaId": "m1"])
+        try await player.subscribe(["overlay."])
         try await backend.emitOverlay(room: "m1", backend.quiz("tl1"))
-        let shown = try player.waitForEvent("overlay.show")
-        _ = try player.call("room.join", ["mediaId": "m2"])
-        let hidden = try player.waitForEvent("overlay.hide")
+        let shown = try await player.waitForEvent("overlay.show")
+        _ = try await player.call("room.join", ["mediaId": "m2"])
+        let hidden = try await player.waitForEvent("overlay.hide")
         #expect(hidden.data["overlayId"] == shown.data["overlayId"])
         #expect(hidden.data["reason"] == "remove_all_view")
         let events = try await backend.waitForRecords("room-events") { items in items.filter { $0["type"] == "join-room" }.count == 2 }
@@ -64,7 +64,7 @@ import Testing
     @Test func missingConfigurationNamesTheKeys() async throws {
         let daemon = try await DaemonProcess(arguments: ["--tenant", "t"])
         do {
-            _ = try daemon.client().call("room.join", ["mediaId": "m1"])
+            _ = try await daemon.client().call("room.join", ["mediaId": "m1"])
             Issue.record("room.join without configuration succeeded")
         } catch IPCClientError.rpc(let error) {
             #expect(error.name == "interactive.NotConfigured")
@@ -75,11 +75,11 @@ import Testing
     @Test func loginReconnectsWithTheNewTokenAndJoinsAgain() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        _ = try player.call("room.join", ["mediaId": "m1"])
-        try player.subscribe(["room."])
-        _ = try player.call("session.login", ["token": "token-bob", "userId": "bob", "displayName": "Bob"])
-        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+        let player = try await daemon.client()
+        _ = try await player.call("room.join", ["mediaId": "m1"])
+        try await player.subscribe(["room."])
+        _ = try await player.call("session.login", ["token": "token-bob", "userId": "bob", "displayName": "Bob"])
+        try await player.waitForEvent("room.state") { $0["state"] == "joined" }
         let handshakes = try await backend.waitForRecords("handshakes") { $0.count == 2 }
         #expect(handshakes[1]["authorization"] == "Bearer token-bob")
         let joins = try await backend.waitForRecords("room-events", "type=join-room") { $0.count == 2 }
@@ -91,17 +91,17 @@ import Testing
     @Test func transportLossReconnectsAndRejoinsKeepingOverlays() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        _ = try player.call("config.set", ["reconnect": ["baseMs": 50, "capMs": 200]])
-        _ = try player.call("room.join", ["mediaId": "m1"])
-        try player.subscribe(["room.", "overlay.", "connection."])
+        let player = try await daemon.client()
+        _ = try await player.call("config.set", ["reconnect": ["baseMs": 50, "capMs": 200]])
+        _ = try await player.call("room.join", ["mediaId": "m1"])
+        try await player.subscribe(["room.", "overlay.", "connection."])
         try await backend.emitOverlay(room: "m1", backend.quiz("tl1"))
-        try player.waitForEvent("overlay.show")
+        try await player.waitForEvent("overlay.show")
         try await backend.fault(["dropSockets": true])
-        try player.waitForEvent("room.state") { $0["state"] == "joining" }
-        try player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
-        try player.waitForEvent("room.state") { $0["state"] == "joined" }
-        #expect(try player.call("daemon.status")["overlays"]?.arrayValue?.count == 1)
+        try await player.waitForEvent("room.state") { $0["state"] == "joining" }
+        try await player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
+        try await player.waitForEvent("room.state") { $0["state"] == "joined" }
+        #expect(try await player.call("daemon.status")["overlays"]?.arrayValue?.count == 1)
         let joins = try await backend.waitForRecords("room-events", "type=join-room") { $0.count == 2 }
         #expect(joins[0]["sid"] != joins[1]["sid"])
     }
@@ -109,33 +109,33 @@ import Testing
     @Test func refusedConnectionIsBackendRefusedUntilANewLogin() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        _ = try player.call("session.login", ["token": "not-a-token", "userId": "x"])
+        let player = try await daemon.client()
+        _ = try await player.call("session.login", ["token": "not-a-token", "userId": "x"])
         do {
-            _ = try player.call("room.join", ["mediaId": "m1"])
+            _ = try await player.call("room.join", ["mediaId": "m1"])
             Issue.record("joined with a bad token")
         } catch IPCClientError.rpc(let error) {
             #expect(error.name == "interactive.BackendRefused")
         }
-        #expect(try player.call("daemon.status")["room"]?["state"] == "error")
-        try player.subscribe(["room."])
-        _ = try player.call("session.login", ["token": "token-alice", "userId": "alice"])
-        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+        #expect(try await player.call("daemon.status")["room"]?["state"] == "error")
+        try await player.subscribe(["room."])
+        _ = try await player.call("session.login", ["token": "token-alice", "userId": "alice"])
+        try await player.waitForEvent("room.state") { $0["state"] == "joined" }
     }
 
     @Test func leaveHidesOverlaysAndSaysLeaveRoom() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        _ = try player.call("room.join", ["mediaId": "m1"])
-        try player.subscribe(["overlay.", "room."])
+        let player = try await daemon.client()
+        _ = try await player.call("room.join", ["mediaId": "m1"])
+        try await player.subscribe(["overlay.", "room."])
         try await backend.emitOverlay(room: "m1", backend.quiz("tl1"))
-        try player.waitForEvent("overlay.show")
-        #expect(try player.call("room.leave")["state"] == "left")
-        #expect(try player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
-        try player.waitForEvent("room.state") { $0["state"] == "left" }
+        try await player.waitForEvent("overlay.show")
+        #expect(try await player.call("room.leave")["state"] == "left")
+        #expect(try await player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
+        try await player.waitForEvent("room.state") { $0["state"] == "left" }
         try await backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
-        #expect(throws: IPCClientError.self) { try player.call("room.leave") }
+        await #expect(throws: IPCClientError.self) { try await player.call("room.leave") }
     }
 }
 
@@ -145,15 +145,15 @@ import Testing
         let backend = try await ReferenceBackend()
         try await backend.admin("POST", "/_admin/answered", ["userId": "alice", "mediaId": "m1", "timelineIds": ["tl1", "tl7"]])
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let client = try daemon.client()
+        let client = try await daemon.client()
         do {
-            _ = try client.call("interactive.status", ["mediaId": "m1"])
+            _ = try await client.call("interactive.status", ["mediaId": "m1"])
             Issue.record("interactive.status without login succeeded")
         } catch IPCClientError.rpc(let error) {
             #expect(error.name == "interactive.NotLoggedIn")
         }
-        _ = try client.call("session.login", ["token": "token-alice", "userId": "alice"])
-        #expect(try client.call("interactive.status", ["mediaId": "m1"])["answered"] == ["tl1", "tl7"])
+        _ = try await client.call("session.login", ["token": "token-alice", "userId": "alice"])
+        #expect(try await client.call("interactive.status", ["mediaId": "m1"])["answered"] == ["tl1", "tl7"])
     }
 }
 
@@ -163,22 +163,22 @@ import Testing
         let backend = try await ReferenceBackend()
         try await backend.fault(["refuseConnections": "transport"])
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        _ = try player.call("config.set", ["reconnect": ["baseMs": 50, "capMs": 200]])
-        try player.subscribe(["room.", "connection."])
-        #expect(try player.call("room.join", ["mediaId": "m1", "timeoutMs": 300])["state"] == "joining")
-        try player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
+        let player = try await daemon.client()
+        _ = try await player.call("config.set", ["reconnect": ["baseMs": 50, "capMs": 200]])
+        try await player.subscribe(["room.", "connection."])
+        #expect(try await player.call("room.join", ["mediaId": "m1", "timeoutMs": 300])["state"] == "joining")
+        try await player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
         try await backend.fault(["refuseConnections": false])
-        try player.waitForEvent("room.state") { $0["state"] == "joined" }
+        try await player.waitForEvent("room.state") { $0["state"] == "joined" }
     }
 
     @Test func unacknowledgedJoinRoomIsTakenAsJoinedAfterFiveSeconds() async throws {
         let backend = try await ReferenceBackend()
         try await backend.fault(["ackJoinRoom": false])
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
+        let player = try await daemon.client()
         let started = Date()
-        #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
+        #expect(try await player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
         #expect(Date().timeIntervalSince(started) >= 4.5)
         #expect(try await daemon.waitForLog("did not ack join-room"))
     }
@@ -186,7 +186,7 @@ import Testing
     @Test func gracefulStopLeavesTheRoom() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        _ = try daemon.client().call("room.join", ["mediaId": "m1"])
+        _ = try await daemon.client().call("room.join", ["mediaId": "m1"])
         #expect(try await daemon.stop() == 0)
         try await backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
         try await daemon.notify.waitFor("STOPPING=1")

@@ -10,106 +10,96 @@ import Glibc
 @Suite struct LocalAPITests {
     @Test func helloStatusAndProtocolErrors() async throws {
         let daemon = try await DaemonProcess()
-        let client = try daemon.client()
-        let hello = try client.call("daemon.hello", ["client": "test", "protocol": 1])
+        let client = try await daemon.client()
+        let hello = try await client.call("daemon.hello", ["client": "test", "protocol": 1])
         #expect(hello["daemon"] == "interactived")
         #expect(hello["protocol"] == 1)
-        let status = try client.call("daemon.status")
+        let status = try await client.call("daemon.status")
         #expect(status["bootId"] == hello["bootId"])
         #expect(status["session"]?["loggedIn"] == false)
 
-        try client.send(raw: Array("{not json\n".utf8))
-        #expect(try errorReply(client)?["error"]?["code"] == -32700)
-        try client.send(raw: Array(#"[{"jsonrpc":"2.0","id":1,"method":"daemon.status"}]"#.utf8) + [0x0A])
-        #expect(try errorReply(client)?["error"]?["code"] == -32600)
-        try client.send(raw: Array(#"{"jsonrpc":"2.0","id":9,"method":"no.such"}"#.utf8) + [0x0A])
-        let unknown = try errorReply(client)
+        try await client.send(raw: Array("{not json\n".utf8))
+        #expect(try await errorReply(client)?["error"]?["code"] == -32700)
+        try await client.send(raw: Array(#"[{"jsonrpc":"2.0","id":1,"method":"daemon.status"}]"#.utf8) + [0x0A])
+        #expect(try await errorReply(client)?["error"]?["code"] == -32600)
+        try await client.send(raw: Array(#"{"jsonrpc":"2.0","id":9,"method":"no.such"}"#.utf8) + [0x0A])
+        let unknown = try await errorReply(client)
         #expect(unknown?["error"]?["code"] == -32601)
         #expect(unknown?["id"] == 9)
-        #expect(throws: IPCClientError.self) { try client.call("session.login", ["userId": "u"]) }
+        await #expect(throws: IPCClientError.self) { try await client.call("session.login", ["userId": "u"]) }
         // The connection is still usable after every bad line.
-        #expect(try client.call("daemon.status")["bootId"] == hello["bootId"])
+        #expect(try await client.call("daemon.status")["bootId"] == hello["bootId"])
     }
 
     @Test func twoHundredConcurrentClients() async throws {
         let daemon = try await DaemonProcess()
-        let failures = LogCollector()
-        DispatchQueue.concurrentPerform(iterations: 200) { index in
-            do {
-                let client = try daemon.client()
-                let hello = try client.call("daemon.hello", ["client": .string("c\(index)"), "protocol": 1])
-                guard hello["daemon"] == "interactived" else { throw TestFailure("bad hello \(hello)") }
-                _ = try client.call("daemon.status")
-            } catch {
-                failures.append(Data("client \(index): \(error)\n".utf8))
+        let failures = await withTaskGroup(of: String?.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    do {
+                        let client = try await daemon.client()
+                        let hello = try await client.call("daemon.hello", ["client": .string("c\(index)"), "protocol": 1])
+                        guard hello["daemon"] == "interactived" else { throw TestFailure("bad hello \(hello)") }
+                        _ = try await client.call("daemon.status")
+                        return nil
+                    } catch {
+                        return "client \(index): \(error)"
+                    }
+                }
             }
+            var failures: [String] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
         }
-        #expect(failures.text.isEmpty, "\(failures.text)")
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     @Test func badClientsDoNotDisturbOthers() async throws {
         let daemon = try await DaemonProcess()
-        let good = try daemon.client()
-        let garbage = try daemon.client()
-        let huge = try daemon.client()
-        let quitter = try daemon.client()
+        let good = try await daemon.client()
+        let garbage = try await daemon.client()
+        let huge = try await daemon.client()
+        let quitter = try await daemon.client()
 
         var random = SystemRandomNumberGenerator()
-        try garbage.send(raw: (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) } + [0x0A])
+        try await garbage.send(raw: (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) } + [0x0A])
         // A 2 MiB line: one -32600 with id null, then the connection goes on.
-        try huge.send(raw: [UInt8](repeating: UInt8(ascii: "x"), count: 2 << 20) + [0x0A])
-        let oversized = try errorReply(huge)
+        try await huge.send(raw: [UInt8](repeating: UInt8(ascii: "x"), count: 2 << 20) + [0x0A])
+        let oversized = try await errorReply(huge)
         #expect(oversized?["error"]?["code"] == -32600)
         #expect(oversized?["id"] == .null)
-        #expect(try huge.call("daemon.status")["bootId"] != nil)
+        #expect(try await huge.call("daemon.status")["bootId"] != nil)
         // A client that disconnects in the middle of a line.
-        try quitter.send(raw: Array(#"{"jsonrpc":"2.0","id":1,"meth"#.utf8))
+        try await quitter.send(raw: Array(#"{"jsonrpc":"2.0","id":1,"meth"#.utf8))
         _ = consume quitter
 
-        for _ in 0..<20 { #expect(try good.call("daemon.status")["bootId"] != nil) }
-        #expect(try garbage.call("daemon.hello", ["client": "again", "protocol": 1])["daemon"] == "interactived")
+        for _ in 0..<20 { #expect(try await good.call("daemon.status")["bootId"] != nil) }
+        #expect(try await garbage.call("daemon.hello", ["client": "again", "protocol": 1])["daemon"] == "interactived")
     }
 
     @Test func slowSubscriberLagsWhileFastOneGetsEverything() async throws {
         let daemon = try await DaemonProcess()
-        let slow = try daemon.client()
-        let producer = try daemon.client()
-        let slowStart = try slow.call("events.subscribe", ["types": ["config."]])["seq"]?.intValue ?? -1
+        let slow = try await daemon.client()
+        let producer = try await daemon.client()
+        let slowStart = try await slow.call("events.subscribe", ["types": ["config."]])["seq"]?.intValue ?? -1
 
         let count = 6000
-        let fastSeqs = Locked<[Int]>([])
-        let subscribed = Locked(false)
-        let readerDone = Locked(false)
-        let socketPath = daemon.socketPath
-        // A thread of its own: the fast reader blocks on its socket while the test produces, and
-        // must not hold one of the test runner's threads.
-        Thread {
-            defer { readerDone.withLock { $0 = true } }
-            guard let fast = try? IPCClient(path: socketPath),
-                  let start = try? fast.call("events.subscribe", ["types": ["config."]])["seq"]?.intValue else {
-                subscribed.withLock { $0 = true }
-                return
-            }
-            fastSeqs.withLock { $0.append(start) }
-            subscribed.withLock { $0 = true }
-            while fastSeqs.current.count < count + 1, let event = try? fast.nextEvent(timeoutMs: 10_000) {
-                if let seq = event.seq { fastSeqs.withLock { $0.append(seq) } }
-            }
-        }.start()
-        #expect(try await eventually(timeoutMs: 10_000) { subscribed.current })
+        let fast = try await daemon.client()
+        let fastStart = try await fast.call("events.subscribe", ["types": ["config."]])["seq"]?.intValue ?? -1
+        // The fast subscriber reads while the test produces: a child task, suspended while it waits.
+        async let fastSeqs = Self.seqs(of: fast, from: fastStart, count: count)
         for index in 0..<count {
             // Each call changes a key, so each emits one config.changed.
-            _ = try producer.call("config.set", ["deviceClass": .string("box\(index)")])
+            _ = try await producer.call("config.set", ["deviceClass": .string("box\(index)")])
         }
-        #expect(try await eventually(timeoutMs: 60_000) { readerDone.current })
-        #expect(fastSeqs.current == Array(slowStart...(slowStart + count)))
+        #expect(try await fastSeqs == Array(slowStart...(slowStart + count)))
 
         // The slow subscriber now reads: each gap is announced by one events.lagged, exactly
         // where it is, with its size.
         var previous = slowStart
         var pendingMissed = 0
         var lagged = 0
-        while previous + pendingMissed < slowStart + count, let event = try slow.nextEvent(timeoutMs: 10_000) {
+        while previous + pendingMissed < slowStart + count, let event = try await slow.nextEvent(timeoutMs: 10_000) {
             if event.type == "events.lagged" {
                 lagged += 1
                 pendingMissed += event.data["missed"]?.intValue ?? 0
@@ -139,37 +129,49 @@ import Glibc
 
     @Test func maxClientsRefusesTheConnectionOverTheLimit() async throws {
         let daemon = try await DaemonProcess(config: ["maxClients": 2])
-        let first = try daemon.client()
-        let second = try daemon.client()
-        _ = try first.call("daemon.status")
-        _ = try second.call("daemon.status")
-        let third = try daemon.client()
-        let reply = try third.nextMessage(timeoutMs: 5000)
+        let first = try await daemon.client()
+        let second = try await daemon.client()
+        _ = try await first.call("daemon.status")
+        _ = try await second.call("daemon.status")
+        let third = try await daemon.client()
+        let reply = try await third.nextMessage(timeoutMs: 5000)
         guard case .response(let response)? = reply, case .failure(let error) = response.outcome else {
             Issue.record("expected an error reply, got \(String(describing: reply))")
             return
         }
         #expect(error.name == "interactive.TooManyClients")
-        #expect(throws: IPCClientError.self) { _ = try third.nextLine(timeoutMs: 5000) }
+        await #expect(throws: IPCClientError.self) { _ = try await third.nextLine(timeoutMs: 5000) }
     }
 
     @Test func subscribeSinceReplaysAndReportsLoss() async throws {
         let daemon = try await DaemonProcess()
-        let client = try daemon.client()
-        for index in 0..<5 { _ = try client.call("config.set", ["deviceClass": .string("d\(index)")]) }
-        let replay = try daemon.client()
-        let reply = try replay.call("events.subscribe", ["since": 2])
+        let client = try await daemon.client()
+        for index in 0..<5 { _ = try await client.call("config.set", ["deviceClass": .string("d\(index)")]) }
+        let replay = try await daemon.client()
+        let reply = try await replay.call("events.subscribe", ["since": 2])
         #expect(reply["seq"] == 5)
         #expect(reply["snapshot"]?["config"]?["deviceClass"] == "d4")
-        let replayed = try (0..<3).compactMap { _ in try replay.nextEvent(timeoutMs: 5000)?.seq }
+        var replayed: [Int] = []
+        for _ in 0..<3 {
+            if let seq = try await replay.nextEvent(timeoutMs: 5000)?.seq { replayed.append(seq) }
+        }
         #expect(replayed == [3, 4, 5])
-        let otherBoot = try daemon.client()
-        _ = try otherBoot.call("events.subscribe", ["since": 1, "bootId": "not-this-boot"])
-        #expect(try otherBoot.nextEvent(timeoutMs: 5000)?.type == "events.lagged")
+        let otherBoot = try await daemon.client()
+        _ = try await otherBoot.call("events.subscribe", ["since": 1, "bootId": "not-this-boot"])
+        #expect(try await otherBoot.nextEvent(timeoutMs: 5000)?.type == "events.lagged")
     }
 
-    private func errorReply(_ client: IPCClient) throws -> JSONValue? {
-        guard let line = try client.nextLine(timeoutMs: 5000) else { return nil }
+    /// `start`, then the seq of each event `client` receives until `count` more came (each wait bounded).
+    private static func seqs(of client: DaemonConnection, from start: Int, count: Int) async throws -> [Int] {
+        var seqs = [start]
+        while seqs.count < count + 1, let event = try await client.nextEvent(timeoutMs: 10_000) {
+            if let seq = event.seq { seqs.append(seq) }
+        }
+        return seqs
+    }
+
+    private func errorReply(_ client: DaemonConnection) async throws -> JSONValue? {
+        guard let line = try await client.nextLine(timeoutMs: 5000) else { return nil }
         return try JSONValue.parse(line)
     }
 }

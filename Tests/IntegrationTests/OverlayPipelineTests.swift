@@ -27,10 +27,10 @@ import Testing
         // The flat shape, as ex-overlay: a fresh id, and it replaces the minigame on screen.
         let second = live.backend.quiz("tl-flat", alignment: 8, duration: 12)
         try await live.backend.emitOverlay(room: live.mediaId, second, trackingId: "trk-flat", shape: "flat", event: "ex-overlay")
-        let hidden = try live.player.waitForEvent("overlay.hide")
+        let hidden = try await live.player.waitForEvent("overlay.hide")
         #expect(hidden.data["overlayId"] == .string(firstId))
         #expect(hidden.data["reason"] == "replaced_by_new_overlay")
-        let flat = try live.player.waitForEvent("overlay.show")
+        let flat = try await live.player.waitForEvent("overlay.show")
         #expect(flat.data["timelineId"] == "tl-flat")
         #expect(flat.data["placement"] == ["location": 8, "widthPct": 40, "heightPct": 30])
         #expect(flat.data["durationSec"] == 12)
@@ -43,11 +43,11 @@ import Testing
             let received = try await live.waitForAck(trackingId, "received")
             #expect(received["payload"]?["clientContext"]?["receiveLatencyMs"]?.doubleValue != nil, "\(trackingId)")
         }
-        let onScreen = try live.status()["overlays"]?.arrayValue ?? []
+        let onScreen = try await live.status()["overlays"]?.arrayValue ?? []
         #expect(onScreen.compactMap { $0["overlayId"]?.stringValue } == [flat.overlayId])
 
         // A viewer in the media's fanclub: no fanclub parameter.
-        #expect(try live.player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
+        #expect(try await live.player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
         let member = try await live.show(live.backend.quiz("tl-member"))
         #expect(urlQueryItems(member.data["url"]?.stringValue ?? "") == ["id": "tl-member", "logged": "false", "duration": "30"])
     }
@@ -69,23 +69,23 @@ import Testing
         try await backend.emitOverlay(room: "m1", .object(noAlignment), trackingId: "trk-noalign")
         // Targeted at this os by name: shown.
         try await backend.emitOverlay(room: "m1", backend.quiz("tl-os", targets: ["iphone", "linuxstb"]), trackingId: "trk-os")
-        #expect(try live.shownTimelines(until: "tl-os") == ["tl-os"])
+        #expect(try await live.shownTimelines(until: "tl-os") == ["tl-os"])
 
         // The same timeline again while it is on screen: not shown (the next one is).
         try await backend.emitOverlay(room: "m1", backend.quiz("tl-os"), trackingId: "trk-os-again")
         try await backend.emitOverlay(room: "m1", backend.quiz("tl-next"), trackingId: "trk-next")
-        #expect(try live.shownTimelines(until: "tl-next") == ["tl-next"])
+        #expect(try await live.shownTimelines(until: "tl-next") == ["tl-next"])
     }
 
     @Test func anAnsweredTimelineIsNotShownAgain() async throws {
         let live = try await LiveFixture(viewer: .alice)
         let shown = try await live.show(live.backend.quiz("tl-ans"), trackingId: "trk-ans-1")
-        #expect(try live.answer(shown.overlayId)["status"] == "success")
+        #expect(try await live.answer(shown.overlayId)["status"] == "success")
         // Dismissed, then sent again: still answered, so not shown; the next timeline is.
-        _ = try live.player.call("overlay.dismiss", ["overlayId": .string(shown.overlayId)])
+        _ = try await live.player.call("overlay.dismiss", ["overlayId": .string(shown.overlayId)])
         try await live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-ans"), trackingId: "trk-ans-2")
         try await live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-after"), trackingId: "trk-after")
-        #expect(try live.shownTimelines(until: "tl-after") == ["tl-after"])
+        #expect(try await live.shownTimelines(until: "tl-after") == ["tl-after"])
     }
 
     @Test func aTimelineTheBackendSaysWasAnsweredIsNotShownEvenRightAtTheJoin() async throws {
@@ -102,13 +102,13 @@ import Testing
         let live = try await LiveFixture(viewer: .alice, backend: backend)
         let rendered = try await live.waitForAck("trk-done", "rendered", timeoutMs: 12_000)
         #expect(rendered["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "already_interacted")
-        #expect(try live.status()["overlays"]?.arrayValue?.isEmpty == true)
+        #expect(try await live.status()["overlays"]?.arrayValue?.isEmpty == true)
     }
 
     @Test func aDismissedTimelineMayBeShownAgain() async throws {
         let live = try await LiveFixture()
         let shown = try await live.show(live.backend.quiz("tl-again"), trackingId: "trk-again-1")
-        _ = try live.player.call("overlay.dismiss", ["overlayId": .string(shown.overlayId)])
+        _ = try await live.player.call("overlay.dismiss", ["overlayId": .string(shown.overlayId)])
         let again = try await live.show(live.backend.quiz("tl-again"), trackingId: "trk-again-2")
         #expect(again.overlayId != shown.overlayId)
     }
@@ -117,7 +117,7 @@ import Testing
         let live = try await LiveFixture()
         let overlay = live.backend.quiz("tl-trace", extra: ["traceLock": true])
         let shown = try await live.show(overlay, trackingId: "trk-trace")
-        let socketId = try live.socketId()
+        let socketId = try await live.socketId()
 
         let traced = try await #require(try live.backend.waitForRecords("receive-messages", "trackingId=trk-trace") { !$0.isEmpty }.first)
         #expect(traced["timelineId"] == "tl-trace")
@@ -127,21 +127,21 @@ import Testing
         #expect(traced["problems"]?.arrayValue?.isEmpty != false)
 
         try await live.backend.emit(room: "m1", event: "update-result", ["timelineId": "tl-trace", "data": ["correct": "B", "stats": ["A": 3, "B": 9]]])
-        let post = try live.player.waitForEvent("overlay.post")
+        let post = try await live.player.waitForEvent("overlay.post")
         #expect(post.data == ["overlayId": .string(shown.overlayId),
                               "message": ["key": "UPDATE_DATA_INTERACTIVE", "data": ["correct": "B", "stats": ["A": 3, "B": 9]]]])
 
-        _ = try live.player.call("player.state", ["state": "paused", "position": 42.5])
+        _ = try await live.player.call("player.state", ["state": "paused", "position": 42.5])
         let ckst = try await #require(try live.backend.waitForRecords("room-events", "type=ckst") { !$0.isEmpty }.first)
         #expect(ckst["payload"] == ["mediaId": "m1", "state": "paused", "position": 42.5])
         #expect(ckst["sid"] == .string(socketId))
         #expect(ckst["problems"] == [])
 
         try await live.backend.emit(room: "m1", event: "recall-overlay", ["timelineId": "tl-trace"])
-        let hidden = try live.player.waitForEvent("overlay.hide")
+        let hidden = try await live.player.waitForEvent("overlay.hide")
         #expect(hidden.data["overlayId"] == .string(shown.overlayId))
         #expect(hidden.data["reason"] == "recalled")
-        #expect(try live.status()["overlays"]?.arrayValue?.isEmpty == true)
+        #expect(try await live.status()["overlays"]?.arrayValue?.isEmpty == true)
         // Every event the daemon sent has a name the backend knows.
         #expect(try await live.backend.records("unknown-events").isEmpty)
     }
@@ -149,7 +149,7 @@ import Testing
     @Test func anOverlayExpiresFiveSecondsAfterItsDuration() async throws {
         let live = try await LiveFixture()
         let shown = try await live.show(live.backend.quiz("tl-short", duration: 1), trackingId: "trk-short")
-        let hidden = try live.player.waitForEvent("overlay.hide", timeoutMs: 12_000)
+        let hidden = try await live.player.waitForEvent("overlay.hide", timeoutMs: 12_000)
         #expect(hidden.data["overlayId"] == .string(shown.overlayId))
         #expect(hidden.data["reason"] == "expired")
         let lifetime = try #require(hidden.date).timeIntervalSince(try #require(shown.date))
@@ -159,11 +159,11 @@ import Testing
     @Test func anUntrackedOverlayIsShownWithoutAcks() async throws {
         let live = try await LiveFixture()
         let shown = try await live.show(live.backend.quiz("tl-untracked"), trackingId: nil)
-        let listed = try #require(try live.status()["overlays"]?.arrayValue?.first)
+        let listed = try #require(try await live.status()["overlays"]?.arrayValue?.first)
         #expect(listed["overlayId"] == .string(shown.overlayId))
         #expect(listed["tracked"] == false)
-        _ = try live.player.call("overlay.attached", ["overlayId": .string(shown.overlayId)])
-        _ = try live.player.call("overlay.rendered", ["overlayId": .string(shown.overlayId), "status": "loaded"])
+        _ = try await live.player.call("overlay.attached", ["overlayId": .string(shown.overlayId)])
+        _ = try await live.player.call("overlay.rendered", ["overlayId": .string(shown.overlayId), "status": "loaded"])
         // A tracked overlay after it: its acks arrive, and they are the only ones.
         try await live.show(live.backend.quiz("tl-tracked"), trackingId: "trk-tracked")
         try await live.waitForAck("trk-tracked", "received")
@@ -174,8 +174,8 @@ import Testing
 
     @Test func threePlayersSeeTheSameEventsInTheSameOrder() async throws {
         let live = try await LiveFixture(events: nil)
-        let players = try (0..<3).map { _ in try live.daemon.client() }
-        for player in players { try player.subscribe(["overlay."]) }
+        let players = try await live.daemon.clients(3)
+        for player in players { try await player.subscribe(["overlay."]) }
         let backend = live.backend
         try await backend.emitOverlay(room: "m1", backend.quiz("tl-p1"), trackingId: "trk-p1")
         try await backend.emitOverlay(room: "m1", backend.quiz("tl-p2", alignment: 0), trackingId: "trk-p2", shape: "flat")
@@ -187,7 +187,7 @@ import Testing
         for player in players {
             var events: [EventEnvelope] = []
             while !(events.last?.type == "overlay.hide" && events.last?.data["reason"] == "recalled") {
-                guard let event = try player.nextEvent(timeoutMs: 10_000) else {
+                guard let event = try await player.nextEvent(timeoutMs: 10_000) else {
                     throw TestFailure("player saw only \(events.map(\.type))")
                 }
                 events.append(event)

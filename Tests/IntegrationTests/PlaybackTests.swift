@@ -15,27 +15,27 @@ import Glibc
     final class Player: @unchecked Sendable {
         let backend: ReferenceBackend
         let daemon: DaemonProcess
-        let client: IPCClient
+        let client: DaemonConnection
 
         init(config: JSONValue? = nil, login: Bool = true, flags: ((ReferenceBackend) -> [String])? = nil) async throws {
             backend = try await ReferenceBackend()
             daemon = try await DaemonProcess(arguments: flags?(backend) ?? backend.daemonFlags())
-            client = try daemon.client()
-            if let config { _ = try client.call("config.set", config) }
-            if login { try LiveFixture.login(client, .alice) }
-            try client.subscribe(["playback."])
+            client = try await daemon.client()
+            if let config { _ = try await client.call("config.set", config) }
+            if login { try await LiveFixture.login(client, .alice) }
+            try await client.subscribe(["playback."])
         }
 
         /// `playback.start`; the reply (the first screen state).
         @discardableResult
-        func start(_ filmId: String, _ episodeNo: Int, device: JSONValue = PlaybackTests.device) throws -> JSONValue {
-            try client.call("playback.start", ["filmId": .string(filmId), "episodeNo": .number(Double(episodeNo)), "device": device])
+        func start(_ filmId: String, _ episodeNo: Int, device: JSONValue = PlaybackTests.device) async throws -> JSONValue {
+            try await client.call("playback.start", ["filmId": .string(filmId), "episodeNo": .number(Double(episodeNo)), "device": device])
         }
 
         /// The error a `playback.start` got.
-        func startError(_ filmId: String, _ episodeNo: Int, device: JSONValue = PlaybackTests.device) throws -> RPCError {
+        func startError(_ filmId: String, _ episodeNo: Int, device: JSONValue = PlaybackTests.device) async throws -> RPCError {
             do {
-                let result = try start(filmId, episodeNo, device: device)
+                let result = try await start(filmId, episodeNo, device: device)
                 throw TestFailure("playback.start succeeded: \(result)")
             } catch .rpc(let error) as IPCClientError {
                 return error
@@ -43,8 +43,8 @@ import Glibc
         }
 
         /// The next `playback.state` whose `state` is not `loading`.
-        func settledState(timeoutMs: Int = 10_000) throws -> JSONValue {
-            try client.waitForEvent("playback.state", timeoutMs: timeoutMs) { $0["state"] != "loading" }.data
+        func settledState(timeoutMs: Int = 10_000) async throws -> JSONValue {
+            try await client.waitForEvent("playback.state", timeoutMs: timeoutMs) { $0["state"] != "loading" }.data
         }
 
         /// How many play requests the backend counted for an episode.
@@ -60,15 +60,15 @@ import Glibc
     @Test func unusableDeviceValuesAreRefusedWithNothingSent() async throws {
         let player = try await Player()
         for value in ["(null)", "nil", "", "  ", "NULL"] {
-            let error = try player.startError("f1", 1, device: ["unionInfo": .string(value), "drmKek": "kek-1"])
+            let error = try await player.startError("f1", 1, device: ["unionInfo": .string(value), "drmKek": "kek-1"])
             #expect(error.name == "interactive.InvalidDeviceValues")
             #expect(error.data?["field"] == "unionInfo")
-            let state = try player.client.waitForEvent("playback.state").data
+            let state = try await player.client.waitForEvent("playback.state").data
             #expect(state["state"] == "message")
             #expect(state["text"] == "Couldn't load this episode")
             #expect(state["canRetry"] == false)
         }
-        let kek = try player.startError("f1", 1, device: ["unionInfo": "union-1", "drmKek": "undefined"])
+        let kek = try await player.startError("f1", 1, device: ["unionInfo": "union-1", "drmKek": "undefined"])
         #expect(kek.data?["field"] == "drmKek")
         #expect(try await player.backend.records("play-requests").isEmpty)
         #expect(try await player.requests("f1", 1) == 0)
@@ -79,7 +79,7 @@ import Glibc
 
     @Test func withoutALoginNothingIsSent() async throws {
         let player = try await Player(login: false)
-        #expect(try player.startError("f1", 1).name == "interactive.NotLoggedIn")
+        #expect(try await player.startError("f1", 1).name == "interactive.NotLoggedIn")
         #expect(try await player.backend.records("play-requests").isEmpty)
     }
 
@@ -87,15 +87,16 @@ import Glibc
 
     @Test func startPlaysTheTicketAndPreloadsTheNextEpisodes() async throws {
         let player = try await Player()
-        let reply = try player.start("f1", 1)
+        let reply = try await player.start("f1", 1)
         #expect(reply["state"] == "loading")
-        #expect(try player.client.waitForEvent("playback.state").data["state"] == "loading")
-        let play = try player.client.waitForEvent("playback.play").data
+        #expect(try await player.client.waitForEvent("playback.state").data["state"] == "loading")
+        let play = try await player.client.waitForEvent("playback.play").data
         #expect(play["filmId"] == "f1" && play["episodeNo"] == 1 && play["vid"] == "f1-e1" && play["startAt"] == 0)
         #expect(play["playAuthToken"]?.stringValue?.hasPrefix("pat_") == true)
         #expect(play["subtitles"]?.arrayValue?.compactMap { $0["lang"]?.stringValue } == ["vi", "en"])
-        #expect(try player.client.waitForEvent("playback.state").data["state"] == "playing")
-        let preloads = try (0..<2).map { _ in try player.client.waitForEvent("playback.preload").data }
+        #expect(try await player.client.waitForEvent("playback.state").data["state"] == "playing")
+        var preloads: [JSONValue] = []
+        for _ in 0..<2 { preloads.append(try await player.client.waitForEvent("playback.preload").data) }
         #expect(preloads.map { $0["episodeNo"] } == [2, 3])
         #expect(preloads.allSatisfy { $0["filmId"] == "f1" && $0["playAuthToken"]?.stringValue?.hasPrefix("pat_") == true })
         // The request as BACKEND.md describes it: the viewer's token, the tenant, a snake_case body.
@@ -104,9 +105,9 @@ import Glibc
         #expect(request["unionInfo"] == "union-1" && request["drmKek"] == "kek-1" && request["episodeNo"] == 1)
         #expect(request["contentType"] == "application/json" && request["problems"] == [])
         // The last episode has no next.
-        try player.start("f1", 6)
-        #expect(try player.settledState()["state"] == "playing")
-        try player.client.expectNoEvent("playback.preload", withinMs: 500)
+        try await player.start("f1", 6)
+        #expect(try await player.settledState()["state"] == "playing")
+        try await player.client.expectNoEvent("playback.preload", withinMs: 500)
     }
 
     @Test func eachOutcomeHasItsStateAndText() async throws {
@@ -120,8 +121,8 @@ import Glibc
             ("no-such-film", "message", "This title is no longer available", false),
         ]
         for (film, state, text, canRetry) in expected {
-            try player.start(film, 1)
-            let screen = try player.settledState()
+            try await player.start(film, 1)
+            let screen = try await player.settledState()
             #expect(screen["filmId"] == .string(film))
             #expect(screen["state"] == .string(state), "\(film)")
             #expect(screen["text"] == text.map(JSONValue.string), "\(film)")
@@ -131,8 +132,8 @@ import Glibc
         for (fault, text) in [("unknownOutcome", "Couldn't load this episode"), ("noOutcome", "Couldn't load this episode"),
                               ("garbage", "Taking longer than usual"), ("badDate", "Taking longer than usual")] {
             try await player.backend.fault(["playReply": .string(fault)])
-            try player.start(fault == "noOutcome" ? "f-busy" : "f1", 1)
-            let screen = try player.settledState()
+            try await player.start(fault == "noOutcome" ? "f-busy" : "f1", 1)
+            let screen = try await player.settledState()
             #expect(screen["text"] == .string(text), "\(fault)")
             #expect(screen["canRetry"] == true)
         }
@@ -142,9 +143,9 @@ import Glibc
         let player = try await Player()
         for form in ["plain", "fractional"] {
             try await player.playbackAdmin(["dateForm": .string(form), "ticketLifetimeSec": 600])
-            _ = try player.client.call("playback.stop")
-            try player.start("f2", 1)
-            let play = try player.client.waitForEvent("playback.play").data
+            _ = try await player.client.call("playback.stop")
+            try await player.start("f2", 1)
+            let play = try await player.client.waitForEvent("playback.play").data
             let expires = try #require(play["expiresAt"]?.stringValue)
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -152,69 +153,69 @@ import Glibc
             #expect(left > 590 && left < 601, "\(form): \(expires)")
             if form == "plain" { #expect(expires.hasSuffix(".000Z")) }
             // The prefetched ticket (same form) decoded too: episode 2 starts at once.
-            _ = try player.client.waitForEvent("playback.preload")
-            #expect(try player.start("f2", 2)["state"] == "playing")
+            _ = try await player.client.waitForEvent("playback.preload")
+            #expect(try await player.start("f2", 2)["state"] == "playing")
         }
     }
 
     @Test func aPrefetchedTicketStartsBeforeTheReplyAndTheRequestIsStillCounted() async throws {
         let player = try await Player()
-        try player.start("f1", 1)
-        _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 2 }
+        try await player.start("f1", 1)
+        _ = try await player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 2 }
         try await player.backend.fault(["playDelayMs": 2000])
         let startedAt = Date()
-        let reply = try player.start("f1", 2)
+        let reply = try await player.start("f1", 2)
         #expect(reply["state"] == "playing")
         #expect(Date().timeIntervalSince(startedAt) < 1.5)
-        let play = try player.client.waitForEvent("playback.play").data
+        let play = try await player.client.waitForEvent("playback.play").data
         #expect(play["episodeNo"] == 2 && play["vid"] == "f1-e2" && play["startAt"] == 0)
         _ = try await eventually(timeoutMs: 5000, everyMs: 50) { try await player.requests("f1", 2) >= 1 }
         #expect(try await player.requests("f1", 2) == 1)
         // The delayed reply neither plays the episode again nor changes the screen; it prefetches 3 and 4.
-        let preload = try player.client.waitForEvent("playback.preload", timeoutMs: 5000) { $0["episodeNo"] == 4 }
+        let preload = try await player.client.waitForEvent("playback.preload", timeoutMs: 5000) { $0["episodeNo"] == 4 }
         #expect(preload.data["vid"] == "f1-e4")
         #expect(Date().timeIntervalSince(startedAt) > 1.9)
-        try player.client.expectNoEvent("playback.play", withinMs: 300)
+        try await player.client.expectNoEvent("playback.play", withinMs: 300)
     }
 
     // MARK: Refresh
 
     @Test func anExpiredTicketIsRefreshedOnceThenTheRetryMessage() async throws {
         let player = try await Player()
-        try player.start("f1", 1)
-        let first = try player.client.waitForEvent("playback.play").data
+        try await player.start("f1", 1)
+        let first = try await player.client.waitForEvent("playback.play").data
         try await player.playbackAdmin(["expireTickets": true])
-        let reply = try player.client.call("playback.error", ["position": 42.5, "message": "ticket expired"])
+        let reply = try await player.client.call("playback.error", ["position": 42.5, "message": "ticket expired"])
         #expect(reply["refreshing"] == true)
-        let resumed = try player.client.waitForEvent("playback.play").data
+        let resumed = try await player.client.waitForEvent("playback.play").data
         #expect(resumed["episodeNo"] == 1 && resumed["startAt"] == 42.5)
         #expect(resumed["playAuthToken"] != first["playAuthToken"])
         #expect(try await player.requests("f1", 1) == 2)
         // A second error before the next start: the retry message and no third request.
-        let second = try player.client.call("playback.error", ["position": 50])
+        let second = try await player.client.call("playback.error", ["position": 50])
         #expect(second["refreshing"] == false)
-        let message = try player.client.waitForEvent("playback.state") { $0["state"] == "message" }.data
+        let message = try await player.client.waitForEvent("playback.state") { $0["state"] == "message" }.data
         #expect(message["text"] == "Couldn't load this episode" && message["canRetry"] == true)
-        try player.client.expectNoEvent("playback.play", withinMs: 1000)
+        try await player.client.expectNoEvent("playback.play", withinMs: 1000)
         #expect(try await player.requests("f1", 1) == 2)
     }
 
     @Test func foregroundRefreshesATicketWithThirtySecondsLeftButNotTenMinutes() async throws {
         let player = try await Player()
         try await player.playbackAdmin(["ticketLifetimeSec": 30])
-        try player.start("f2", 1)
-        _ = try player.client.waitForEvent("playback.play")
-        #expect(try player.client.call("playback.foreground", ["position": 12])["refreshing"] == true)
-        let resumed = try player.client.waitForEvent("playback.play").data
+        try await player.start("f2", 1)
+        _ = try await player.client.waitForEvent("playback.play")
+        #expect(try await player.client.call("playback.foreground", ["position": 12])["refreshing"] == true)
+        let resumed = try await player.client.waitForEvent("playback.play").data
         #expect(resumed["startAt"] == 12)
         #expect(try await player.requests("f2", 1) == 2)
 
         try await player.playbackAdmin(["ticketLifetimeSec": 600])
-        try player.start("f1", 1)
-        _ = try player.client.waitForEvent("playback.play") { $0["filmId"] == "f1" }
-        let untouched = try player.client.call("playback.foreground", ["position": 12])
+        try await player.start("f1", 1)
+        _ = try await player.client.waitForEvent("playback.play") { $0["filmId"] == "f1" }
+        let untouched = try await player.client.call("playback.foreground", ["position": 12])
         #expect(untouched["refreshing"] == false && untouched["state"] == "playing")
-        try player.client.expectNoEvent("playback.play", withinMs: 500)
+        try await player.client.expectNoEvent("playback.play", withinMs: 500)
         #expect(try await player.requests("f1", 1) == 1)
     }
 
@@ -222,34 +223,34 @@ import Glibc
 
     @Test func aNewLoginOrNewDeviceValuesDropThePrefetchedTickets() async throws {
         let player = try await Player()
-        try player.start("f1", 1)
-        _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 3 }
-        try LiveFixture.login(player.client, .bob)
-        #expect(try player.start("f1", 2)["state"] == "loading")
-        #expect(try player.settledState()["state"] == "playing")
+        try await player.start("f1", 1)
+        _ = try await player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 3 }
+        try await LiveFixture.login(player.client, .bob)
+        #expect(try await player.start("f1", 2)["state"] == "loading")
+        #expect(try await player.settledState()["state"] == "playing")
         #expect(try await player.backend.records("play-requests", "episodeNo=2").last?["userId"] == "bob")
-        _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 4 }
-        #expect(try player.start("f1", 3, device: ["unionInfo": "union-2", "drmKek": "kek-2"])["state"] == "loading")
-        _ = try player.settledState()
+        _ = try await player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 4 }
+        #expect(try await player.start("f1", 3, device: ["unionInfo": "union-2", "drmKek": "kek-2"])["state"] == "loading")
+        _ = try await player.settledState()
         // The same device and viewer: the prefetched ticket plays at once.
-        #expect(try player.start("f1", 4, device: ["unionInfo": "union-2", "drmKek": "kek-2"])["state"] == "playing")
+        #expect(try await player.start("f1", 4, device: ["unionInfo": "union-2", "drmKek": "kek-2"])["state"] == "playing")
         // A logout drops them too, and then nothing is sent.
-        _ = try player.client.call("session.logout")
-        #expect(try player.startError("f1", 5).name == "interactive.NotLoggedIn")
+        _ = try await player.client.call("session.logout")
+        #expect(try await player.startError("f1", 5).name == "interactive.NotLoggedIn")
     }
 
     @Test func stopForgetsTheEpisode() async throws {
         let player = try await Player()
-        try player.start("f1", 1)
-        _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 3 }
-        #expect(try player.client.call("playback.stop")["stopped"] == true)
-        #expect(try player.client.call("daemon.status")["playback"]?["current"] == .null)
-        #expect(try player.start("f1", 2)["state"] == "loading")
-        _ = try player.settledState()
+        try await player.start("f1", 1)
+        _ = try await player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 3 }
+        #expect(try await player.client.call("playback.stop")["stopped"] == true)
+        #expect(try await player.client.call("daemon.status")["playback"]?["current"] == .null)
+        #expect(try await player.start("f1", 2)["state"] == "loading")
+        _ = try await player.settledState()
         // After a stop there is no current episode to refresh.
-        _ = try player.client.call("playback.stop")
-        #expect(try player.client.call("playback.error", ["position": 3])["refreshing"] == false)
-        #expect(try player.settledState()["text"] == "Couldn't load this episode")
+        _ = try await player.client.call("playback.stop")
+        #expect(try await player.client.call("playback.error", ["position": 3])["refreshing"] == false)
+        #expect(try await player.settledState()["text"] == "Couldn't load this episode")
     }
 
     // MARK: Configuration
@@ -258,20 +259,20 @@ import Glibc
         let player = try await Player { backend in
             ["--api-url", "http://127.0.0.1:9", "--socket-url", backend.baseURL, "--tenant", "onlivev2", "--os", "linuxstb"]
         }
-        try player.start("f1", 1)
-        #expect(try player.settledState()["text"] == "Taking longer than usual")
-        #expect(try player.client.call("config.set", ["playbackUrl": .string(player.backend.baseURL)])["playbackUrl"]
+        try await player.start("f1", 1)
+        #expect(try await player.settledState()["text"] == "Taking longer than usual")
+        #expect(try await player.client.call("config.set", ["playbackUrl": .string(player.backend.baseURL)])["playbackUrl"]
                 == .string(player.backend.baseURL))
-        try player.start("f1", 1)
-        #expect(try player.settledState()["state"] == "playing")
+        try await player.start("f1", 1)
+        #expect(try await player.settledState()["state"] == "playing")
     }
 
     @Test func aShortTimeoutIsTakingLonger() async throws {
         let player = try await Player(config: ["playbackTimeoutMs": 1000])
         try await player.backend.fault(["playDelayMs": 5000])
         let startedAt = Date()
-        try player.start("f1", 1)
-        let screen = try player.settledState(timeoutMs: 5000)
+        try await player.start("f1", 1)
+        let screen = try await player.settledState(timeoutMs: 5000)
         #expect(screen["text"] == "Taking longer than usual" && screen["canRetry"] == true)
         #expect(Date().timeIntervalSince(startedAt) < 3)
     }
@@ -281,8 +282,8 @@ import Glibc
         let player = try await Player()
         try await player.backend.fault(["playDelayMs": 20_000])
         let startedAt = Date()
-        try player.start("f1", 1)
-        let screen = try player.settledState(timeoutMs: 19_000)
+        try await player.start("f1", 1)
+        let screen = try await player.settledState(timeoutMs: 19_000)
         let elapsed = Date().timeIntervalSince(startedAt)
         #expect(screen["text"] == "Taking longer than usual" && screen["canRetry"] == true)
         #expect(elapsed > 14.5 && elapsed < 18, "after \(elapsed) s")
@@ -294,14 +295,14 @@ import Glibc
         let player = try await Player()
         let asNobody = ["/usr/bin/setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
         let observer = try FollowingObserver(prefix: asNobody + [BuiltProducts.ctl, "--socket", player.daemon.socketPath])
-        try player.start("f1", 1)
-        _ = try player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 3 }
-        _ = try player.client.call("playback.error", ["position": 7])
-        _ = try player.client.waitForEvent("playback.play") { $0["startAt"] == 7 }
+        try await player.start("f1", 1)
+        _ = try await player.client.waitForEvent("playback.preload") { $0["episodeNo"] == 3 }
+        _ = try await player.client.call("playback.error", ["position": 7])
+        _ = try await player.client.waitForEvent("playback.play") { $0["startAt"] == 7 }
         var tokens: [String] = []
-        let replay = try player.daemon.client()
-        _ = try replay.call("events.subscribe", ["types": ["playback."], "since": 0])
-        while let event = try replay.nextEvent(timeoutMs: 500) {
+        let replay = try await player.daemon.client()
+        _ = try await replay.call("events.subscribe", ["types": ["playback."], "since": 0])
+        while let event = try await replay.nextEvent(timeoutMs: 500) {
             if let token = event.data["playAuthToken"]?.stringValue { tokens.append(token) }
         }
         #expect(tokens.count == 4)  // two plays, two preloads

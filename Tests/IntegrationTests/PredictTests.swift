@@ -9,16 +9,16 @@ import Testing
     /// stops when it is released).
     struct Room {
         let daemon: DaemonProcess
-        let player: IPCClient
+        let player: DaemonConnection
     }
 
     private func liveRoom(_ backend: ReferenceBackend, tenant: String = "onlivev2", directory: TemporaryDirectory? = nil,
                           login: Bool = true) async throws -> Room {
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags(tenant: tenant), directory: directory)
-        let player = try daemon.client()
-        if login { _ = try player.call("session.login", ["token": "token-alice", "userId": "alice"]) }
-        try player.subscribe(["predict.", "overlay.", "answer."])
-        #expect(try player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
+        let player = try await daemon.client()
+        if login { _ = try await player.call("session.login", ["token": "token-alice", "userId": "alice"]) }
+        try await player.subscribe(["predict.", "overlay.", "answer."])
+        #expect(try await player.call("room.join", ["mediaId": "m1"])["state"] == "joined")
         return Room(daemon: daemon, player: player)
     }
 
@@ -33,14 +33,14 @@ import Testing
         let backend = try await ReferenceBackend()
         let room = try await liveRoom(backend)
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p1"), trackingId: "tp1")
-        let button = try room.player.waitForEvent("predict.button")
+        let button = try await room.player.waitForEvent("predict.button")
         #expect(button.data["timelineId"] == "p1")
         #expect(button.data["kind"] == "predict")
         #expect(button.data["visible"] == true)
         #expect(button.data["image"] == "power")
         #expect(button.data["opacity"] == 1)
         let shownAt = Date()
-        let faded = try room.player.waitForEvent("predict.button", timeoutMs: 9000) { $0["timelineId"] == "p1" }
+        let faded = try await room.player.waitForEvent("predict.button", timeoutMs: 9000) { $0["timelineId"] == "p1" }
         #expect(faded.data["opacity"] == 0.5)
         #expect(Date().timeIntervalSince(shownAt) > 4)
         // Received on arrival; nothing rendered before the dialog opens.
@@ -55,14 +55,14 @@ import Testing
             "timelineId": "p2", "typeTimeline": 3, "imageIdle": "https://cdn/idle.gif", "imagePower": "https://cdn/power.gif",
             "visible": true,
         ])
-        let idle = try room.player.waitForEvent("predict.button")
+        let idle = try await room.player.waitForEvent("predict.button")
         #expect(idle.data["image"] == "idle")
         #expect(idle.data["imageIdle"] == "https://cdn/idle.gif")
         #expect(idle.data["imagePower"] == "https://cdn/power.gif")
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p2"))
-        #expect(try room.player.waitForEvent("predict.button").data["image"] == "power")
+        #expect(try await room.player.waitForEvent("predict.button").data["image"] == "power")
         try await backend.emit(room: "m1", event: "action-button-predict", ["timelineId": "p2", "typeTimeline": 3, "visible": false])
-        let hidden = try room.player.waitForEvent("predict.button") { $0["visible"] == false }
+        let hidden = try await room.player.waitForEvent("predict.button") { $0["visible"] == false }
         #expect(hidden.data["imageIdle"] == "https://cdn/idle.gif")
     }
 
@@ -74,34 +74,34 @@ import Testing
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p3"))
         // Events are ordered: a minigame shown after them proves no button event was sent.
         try await backend.emitOverlay(room: "m1", backend.quiz("after"))
-        let next = try room.player.waitForEvent("overlay.show")
+        let next = try await room.player.waitForEvent("overlay.show")
         #expect(next.data["timelineId"] == "after")
-        #expect(try room.player.call("daemon.status")["predict"]?.arrayValue?.isEmpty == false)
+        #expect(try await room.player.call("daemon.status")["predict"]?.arrayValue?.isEmpty == false)
     }
 
     @Test func predictOpenShowsTheDialogAndStartsRenderTracking() async throws {
         let backend = try await ReferenceBackend()
         let room = try await liveRoom(backend)
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p4"), trackingId: "tp4")
-        try room.player.waitForEvent("predict.button")
-        let opened = try room.player.call("predict.open", ["timelineId": "p4"])
-        let show = try room.player.waitForEvent("overlay.show")
+        try await room.player.waitForEvent("predict.button")
+        let opened = try await room.player.call("predict.open", ["timelineId": "p4"])
+        let show = try await room.player.waitForEvent("overlay.show")
         #expect(show.data["kind"] == "predict")
         #expect(show.data["overlayId"] == opened["overlayId"])
         #expect(show.data["url"]?.stringValue?.contains("predict.html?id=p4&logged=true") == true)
         let overlayId = try #require(opened["overlayId"])
-        _ = try room.player.call("overlay.attached", ["overlayId": overlayId])
-        _ = try room.player.call("overlay.rendered", ["overlayId": overlayId, "status": "loaded"])
+        _ = try await room.player.call("overlay.attached", ["overlayId": overlayId])
+        _ = try await room.player.call("overlay.rendered", ["overlayId": overlayId, "status": "loaded"])
         let acks = try await backend.waitForRecords("acks", "trackingId=tp4") { $0.count == 2 }
         #expect(acks.map { $0["stage"] } == ["received", "rendered"])
         #expect(acks[1]["payload"]?["clientContext"]?["status"] == "success")
         #expect(acks[1]["payload"]?["clientContext"]?["overlayType"] == "predict")
         // The dialog's own bridge messages reveal and close it.
-        _ = try room.player.call("overlay.bridge", ["overlayId": overlayId, "message": ["type": "INTERACTIVE_OPEN_ANALYTICS"]])
-        try room.player.waitForEvent("overlay.reveal")
-        _ = try room.player.call("overlay.bridge", ["overlayId": overlayId, "message": ["type": "INTERACTIVE_CLOSE_ANALYTICS"]])
-        #expect(try room.player.waitForEvent("overlay.hide").data["reason"] == "interactive_hide")
-        #expect(throws: IPCClientError.self) { try room.player.call("predict.open", ["timelineId": "unknown"]) }
+        _ = try await room.player.call("overlay.bridge", ["overlayId": overlayId, "message": ["type": "INTERACTIVE_OPEN_ANALYTICS"]])
+        try await room.player.waitForEvent("overlay.reveal")
+        _ = try await room.player.call("overlay.bridge", ["overlayId": overlayId, "message": ["type": "INTERACTIVE_CLOSE_ANALYTICS"]])
+        #expect(try await room.player.waitForEvent("overlay.hide").data["reason"] == "interactive_hide")
+        await #expect(throws: IPCClientError.self) { try await room.player.call("predict.open", ["timelineId": "unknown"]) }
     }
 
     @Test func predictResultIsPostedCachedAndPostedAgainAfterARestart() async throws {
@@ -110,19 +110,19 @@ import Testing
         do {
             let room = try await liveRoom(backend, directory: directory)
             try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p5"))
-            try room.player.waitForEvent("predict.button")
-            let overlayId = try #require(try room.player.call("predict.open", ["timelineId": "p5"])["overlayId"])
+            try await room.player.waitForEvent("predict.button")
+            let overlayId = try #require(try await room.player.call("predict.open", ["timelineId": "p5"])["overlayId"])
             try await backend.emit(room: "m1", event: "predict-result", ["timelineId": "p5", "answer1": 12, "answer2": 30])
-            let post = try room.player.waitForEvent("overlay.post")
+            let post = try await room.player.waitForEvent("overlay.post")
             #expect(post.data["overlayId"] == overlayId)
             #expect(post.data["message"] == ["key": "UPDATE_COUTER", "data": ["answer1": 12, "answer2": 30]])
             #expect(try await room.daemon.stop() == 0)
         }
         let again = try await liveRoom(backend, directory: directory)
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p5"))
-        try again.player.waitForEvent("predict.button")
-        let reopened = try #require(try again.player.call("predict.open", ["timelineId": "p5"])["overlayId"])
-        let cached = try again.player.waitForEvent("overlay.post")
+        try await again.player.waitForEvent("predict.button")
+        let reopened = try #require(try await again.player.call("predict.open", ["timelineId": "p5"])["overlayId"])
+        let cached = try await again.player.waitForEvent("overlay.post")
         #expect(cached.data["overlayId"] == reopened)
         #expect(cached.data["message"]?["data"] == ["answer1": 12, "answer2": 30])
     }
@@ -132,14 +132,14 @@ import Testing
         try await backend.fault(["luckyNumber": 42])
         let room = try await liveRoom(backend)
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "l1", type: 5), trackingId: "tl1")
-        #expect(try room.player.waitForEvent("predict.button").data["kind"] == "lucky")
-        let overlayId = try #require(try room.player.call("predict.open", ["timelineId": "l1"])["overlayId"])
-        #expect(try room.player.waitForEvent("overlay.show").data["kind"] == "lucky")
-        _ = try room.player.call("overlay.bridge", ["overlayId": overlayId,
+        #expect(try await room.player.waitForEvent("predict.button").data["kind"] == "lucky")
+        let overlayId = try #require(try await room.player.call("predict.open", ["timelineId": "l1"])["overlayId"])
+        #expect(try await room.player.waitForEvent("overlay.show").data["kind"] == "lucky")
+        _ = try await room.player.call("overlay.bridge", ["overlayId": overlayId,
                                                     "message": ["type": "INTERACTIVE_ACTION_REPORT", "data": ["action": "PLAY"]]])
-        let result = try room.player.waitForEvent("answer.result")
+        let result = try await room.player.waitForEvent("answer.result")
         #expect(result.data["status"] == "success")
-        let post = try room.player.waitForEvent("overlay.post")
+        let post = try await room.player.waitForEvent("overlay.post")
         #expect(post.data["message"] == ["key": "UPDATE_NUMBER_LUCKY", "data": ["number": 42]])
         #expect(try await backend.records("actions").last?["body"]?["timelineId"] == "l1")
         let stages = try await backend.waitForRecords("acks", "trackingId=tl1") { $0.count >= 3 }.map { $0["stage"] }
@@ -150,28 +150,28 @@ import Testing
         let backend = try await ReferenceBackend()
         let room = try await liveRoom(backend)
         try await backend.emitOverlay(room: "m1", predictOverlay(backend, "p6"), trackingId: "tp6")
-        try room.player.waitForEvent("predict.button")
-        _ = try room.player.call("room.leave")
-        #expect(try room.player.waitForEvent("predict.button") { $0["visible"] == false }.data["timelineId"] == "p6")
+        try await room.player.waitForEvent("predict.button")
+        _ = try await room.player.call("room.leave")
+        #expect(try await room.player.waitForEvent("predict.button") { $0["visible"] == false }.data["timelineId"] == "p6")
         let acks = try await backend.waitForRecords("acks", "trackingId=tp6") { $0.count == 2 }
         #expect(acks[1]["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "remove_all_view")
     }
 
     @Test func leaderboardURLPerEnvironmentAndTenant() async throws {
         let daemon = try await DaemonProcess(config: ["environment": "prod", "tenant": "onlivev2"])
-        let client = try daemon.client()
+        let client = try await daemon.client()
         do {
-            _ = try client.call("leaderboard.url", ["mediaId": "m1"])
+            _ = try await client.call("leaderboard.url", ["mediaId": "m1"])
             Issue.record("leaderboard.url without leaderboardUrl succeeded")
         } catch IPCClientError.rpc(let error) {
             #expect(error.name == "interactive.NotConfigured")
             #expect(error.data?["missing"] == ["leaderboardUrl"])
         }
-        _ = try client.call("config.set", ["leaderboardUrl": "https://board.example.test/lb?theme=dark"])
-        #expect(try client.call("leaderboard.url", ["mediaId": "m 1"])["url"]
+        _ = try await client.call("config.set", ["leaderboardUrl": "https://board.example.test/lb?theme=dark"])
+        #expect(try await client.call("leaderboard.url", ["mediaId": "m 1"])["url"]
             == "https://board.example.test/lb?theme=dark&mediaId=m%201&tenant=onlivev2")
-        _ = try client.call("config.set", ["environment": "stg", "tenant": "vtvlive", "leaderboardUrl": "https://stg-board.example.test/"])
-        #expect(try client.call("leaderboard.url", ["mediaId": "m1"])["url"]
+        _ = try await client.call("config.set", ["environment": "stg", "tenant": "vtvlive", "leaderboardUrl": "https://stg-board.example.test/"])
+        #expect(try await client.call("leaderboard.url", ["mediaId": "m1"])["url"]
             == "https://stg-board.example.test/?mediaId=m1&tenant=vtvlive")
         let cli = try await daemon.ctl(["leaderboard", "m1"])
         #expect(cli.status == 0)

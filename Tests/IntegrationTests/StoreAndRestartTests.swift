@@ -15,13 +15,13 @@ import Glibc
         try await live.waitForAcksDelivered()
 
         try await live.restartBackend {
-            try live.player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
+            try await live.player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
             // Reported while the backend is away: the ack waits in the store.
-            _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
-            _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
-            #expect(try live.status()["tracking"]?["pendingAcks"] == 1)
+            _ = try await live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+            _ = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+            #expect(try await live.status()["tracking"]?["pendingAcks"] == 1)
         }
-        try live.player.waitForEvent("room.state", timeoutMs: 15_000) { $0["state"] == "joined" }
+        try await live.player.waitForEvent("room.state", timeoutMs: 15_000) { $0["state"] == "joined" }
         #expect(try await live.waitForAck("trk-restart", "rendered")["status"] == "success")
         try await live.waitForAcksDelivered()
         #expect(try await live.backend.ackStages("trk-restart") == ["rendered"])
@@ -30,7 +30,7 @@ import Glibc
         #expect(joins.first?["payload"]?["mediaId"] == "m1")
         #expect(try await live.backend.records("handshakes", "accepted=true").count == 1)
         // The overlay stayed on screen through the outage.
-        #expect(try live.status()["overlays"]?.arrayValue?.first?["overlayId"] == .string(overlayId))
+        #expect(try await live.status()["overlays"]?.arrayValue?.first?["overlayId"] == .string(overlayId))
     }
 
     @Test func sessionsOpenWhenTheDaemonWasKilledAreCancelledAtTheNextStart() async throws {
@@ -66,10 +66,10 @@ import Glibc
             try await first.waitForAck("trk-stored", "received")
             try await first.waitForAcksDelivered()
             try await first.backend.stop()
-            try first.player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
-            _ = try first.player.call("overlay.attached", ["overlayId": .string(overlayId)])
-            _ = try first.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
-            #expect(try first.status()["tracking"]?["pendingAcks"] == 1)
+            try await first.player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
+            _ = try await first.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+            _ = try await first.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+            #expect(try await first.status()["tracking"]?["pendingAcks"] == 1)
             first.daemon.signal(SIGKILL)
             _ = try await first.daemon.waitForExit()
         }
@@ -86,7 +86,7 @@ import Glibc
         do {
             let first = try await LiveFixture(viewer: .alice, directory: directory, backend: backend)
             let overlayId = try await first.show(backend.quiz("tl-kept")).overlayId
-            #expect(try first.answer(overlayId)["status"] == "success")
+            #expect(try await first.answer(overlayId)["status"] == "success")
             #expect(try await first.daemon.stop() == 0)
         }
         // Only the daemon's store knows it now.
@@ -95,7 +95,7 @@ import Glibc
         let second = try await LiveFixture(viewer: .alice, directory: directory, backend: backend)
         try await backend.emitOverlay(room: "m1", backend.quiz("tl-kept"), trackingId: "trk-kept")
         try await backend.emitOverlay(room: "m1", backend.quiz("tl-fresh"), trackingId: "trk-fresh")
-        #expect(try second.shownTimelines(until: "tl-fresh") == ["tl-fresh"])
+        #expect(try await second.shownTimelines(until: "tl-fresh") == ["tl-fresh"])
         let cancelled = try await second.waitForAck("trk-kept", "rendered")
         #expect(cancelled["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "already_interacted")
     }
@@ -108,15 +108,15 @@ import Glibc
         try garbage.write(to: URL(fileURLWithPath: state + "/interactived.sqlite"))
 
         let daemon = try await DaemonProcess(directory: directory)
-        let client = try daemon.client()
-        let movedTo = try #require(try client.call("daemon.status")["daemon"]?["store"]?["corruptMovedTo"]?.stringValue)
+        let client = try await daemon.client()
+        let movedTo = try #require(try await client.call("daemon.status")["daemon"]?["store"]?["corruptMovedTo"]?.stringValue)
         #expect(movedTo.hasPrefix(state + "/interactived.sqlite.corrupt-"))
         #expect(FileManager.default.contents(atPath: movedTo) == garbage)
         let fresh = FileManager.default.contents(atPath: state + "/interactived.sqlite") ?? Data()
         #expect(fresh.starts(with: Data("SQLite format 3".utf8)))
         #expect(daemon.notify.messages.contains { $0.contains("READY=1") && $0.contains("damaged store") })
         // The fresh store works: a runtime setting is kept.
-        _ = try client.call("config.set", ["deviceClass": "tv"])
-        #expect(try client.call("config.get")["deviceClass"] == "tv")
+        _ = try await client.call("config.set", ["deviceClass": "tv"])
+        #expect(try await client.call("config.get")["deviceClass"] == "tv")
     }
 }

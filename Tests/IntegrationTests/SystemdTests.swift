@@ -56,37 +56,37 @@ import Glibc
 
     @Test func sighupReloadsTheFileAndKeepsTheOldOneWhenInvalid() async throws {
         let daemon = try await DaemonProcess(config: ["tenant": "first"])
-        let client = try daemon.client()
-        _ = try client.call("events.subscribe", ["types": ["config."]])
+        let client = try await daemon.client()
+        _ = try await client.call("events.subscribe", ["types": ["config."]])
         let configURL = URL(fileURLWithPath: daemon.directory.path + "/config.json")
         try Data(#"{"tenant":"second"}"#.utf8).write(to: configURL)
         daemon.signal(SIGHUP)
-        let changed = try #require(try client.nextEvent(timeoutMs: 5000))
+        let changed = try #require(try await client.nextEvent(timeoutMs: 5000))
         #expect(changed.type == "config.changed")
         #expect(changed.data["tenant"] == "second")
         try Data(#"{"tenant": 5}"#.utf8).write(to: configURL)
         daemon.signal(SIGHUP)
         try await daemon.notify.waitFor("configuration file rejected: invalid value for 'tenant'")
-        #expect(try client.call("config.get")["tenant"] == "second")
+        #expect(try await client.call("config.get")["tenant"] == "second")
     }
 
     @Test func runtimeConfigurationPersistsAndFlagsWin() async throws {
         let directory = try TemporaryDirectory()
         do {
             let daemon = try await DaemonProcess(directory: directory)
-            _ = try daemon.client().call("config.set", ["tenant": "kept", "os": "linuxstb", "reconnect": ["capMs": 9000]])
+            _ = try await daemon.client().call("config.set", ["tenant": "kept", "os": "linuxstb", "reconnect": ["capMs": 9000]])
             #expect(try await daemon.stop() == 0)
         }
         let again = try await DaemonProcess(arguments: ["--os", "fromflag"], directory: directory)
-        let config = try again.client().call("config.get")
+        let config = try await again.client().call("config.get")
         #expect(config["tenant"] == "kept")
         #expect(config["os"] == "fromflag")
         #expect(config["reconnect"] == ["baseMs": 500, "capMs": 9000, "factor": 2])
         // null drops the runtime value.
-        let dropped = try again.client().call("config.set", ["tenant": nil])
+        let dropped = try await again.client().call("config.set", ["tenant": nil])
         #expect(dropped["tenant"] == .null)
-        #expect(throws: IPCClientError.self) { try again.client().call("config.set", ["stateDirectory": "/x"]) }
-        #expect(throws: IPCClientError.self) { try again.client().call("config.set", ["environment": "moon"]) }
+        await #expect(throws: IPCClientError.self) { try await again.client().call("config.set", ["stateDirectory": "/x"]) }
+        await #expect(throws: IPCClientError.self) { try await again.client().call("config.set", ["environment": "moon"]) }
     }
 
     @Test func socketActivation() async throws {
@@ -103,13 +103,13 @@ import Glibc
         // No wait in the defer (it cannot suspend): Foundation reaps the child.
         defer { activator.terminate() }
         // systemd-socket-activate creates the socket before exec'ing anything: wait for it.
-        var client: IPCClient?
+        var client: DaemonConnection?
         _ = try await eventually(timeoutMs: 10_000) {
-            client = try? IPCClient(path: socketPath)
+            client = try? await DaemonConnection.connect(path: socketPath)
             return client != nil
         }
         let connected = try #require(client)
-        let status = try connected.call("daemon.status", timeoutMs: 10_000)
+        let status = try await connected.call("daemon.status", timeoutMs: 10_000)
         #expect(status["daemon"]?["socket"]?["activated"] == true)
         try await notify.waitFor("READY=1")
     }
@@ -118,12 +118,12 @@ import Glibc
         let journal = try await Journald.ensureRunning()
         _ = journal
         let daemon = try await DaemonProcess(arguments: ["--log-target", "journal"])
-        let client = try daemon.client()
-        let bootId = try #require(try client.call("daemon.hello", ["client": "j", "protocol": 1])["bootId"]?.stringValue)
+        let client = try await daemon.client()
+        let bootId = try #require(try await client.call("daemon.hello", ["client": "j", "protocol": 1])["bootId"]?.stringValue)
         let secret = "tok-\(UUID().uuidString)"
-        _ = try client.call("session.login", ["token": .string(secret), "userId": "journal-user", "displayName": "J"])
-        try client.send(raw: [UInt8](repeating: UInt8(ascii: "y"), count: (1 << 20) + 10) + [0x0A])
-        _ = try client.nextLine(timeoutMs: 5000)
+        _ = try await client.call("session.login", ["token": .string(secret), "userId": "journal-user", "displayName": "J"])
+        try await client.send(raw: [UInt8](repeating: UInt8(ascii: "y"), count: (1 << 20) + 10) + [0x0A])
+        _ = try await client.nextLine(timeoutMs: 5000)
         #expect(try await daemon.stop() == 0)
 
         let entries = try await Journald.entries(matching: "SYSLOG_IDENTIFIER=interactived", until: { entries in
@@ -148,8 +148,8 @@ extension SystemdTests {
         let fixture = try await LiveFixture(viewer: .alice, arguments: ["--log-target", "journal"])
         let pid = String(fixture.daemon.process.processIdentifier)
         let overlayId = try await fixture.showLoaded(fixture.backend.quiz("quiz-journal"))
-        #expect(try fixture.answer(overlayId)["status"] == "success")
-        _ = try fixture.player.call("config.set", ["leaderboardUrl": "https://board.example/lb"])
+        #expect(try await fixture.answer(overlayId)["status"] == "success")
+        _ = try await fixture.player.call("config.set", ["leaderboardUrl": "https://board.example/lb"])
         let nobody = ["/usr/bin/setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
         #expect(try await fixture.daemon.ctl(["config", "set", "tenant", "x"], prefix: nobody).status == 77)
         #expect(try await fixture.daemon.stop() == 0)

@@ -7,7 +7,7 @@ import Testing
 @Suite struct TrackingIntegrationTests {
     @Test func receivedThenRenderedSuccessWithTheClientContext() async throws {
         let live = try await LiveFixture()
-        let version = try live.player.call("daemon.hello", ["client": "tracking-test", "protocol": 1])["version"]
+        let version = try await live.player.call("daemon.hello", ["client": "tracking-test", "protocol": 1])["version"]
         let overlayId = try await live.show(live.backend.quiz("tl-ok"), trackingId: "trk-ok").overlayId
 
         let received = try await live.waitForAck("trk-ok", "received")
@@ -35,8 +35,8 @@ import Testing
         #expect(context["viewportHeight"] == 1080)
         #expect(context["receiveLatencyMs"]?.doubleValue != nil)
 
-        _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
-        _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        _ = try await live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
         let rendered = try await live.waitForAck("trk-ok", "rendered")
         let renderedContext = try #require(rendered["payload"]?["clientContext"])
         #expect(rendered["status"] == "success")
@@ -55,7 +55,7 @@ import Testing
         #expect(try await live.backend.ackStages("trk-ok") == ["received", "rendered"])
 
         // The player's viewport goes into the next acks.
-        _ = try live.player.call("player.viewport", ["width": 1280, "height": 720])
+        _ = try await live.player.call("player.viewport", ["width": 1280, "height": 720])
         try await live.show(live.backend.quiz("tl-ok-2"), trackingId: "trk-ok-2")
         let resized = try await live.waitForAck("trk-ok-2", "received")["payload"]?["clientContext"]
         #expect(resized?["viewportWidth"] == 1280)
@@ -69,8 +69,8 @@ import Testing
         #expect(timedOut["status"] == "timeout")
         #expect(timedOut["payload"]?["clientContext"]?["failureReason"] == "timeout")
         // The player reports it loaded after all: nothing more is sent.
-        _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
-        _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        _ = try await live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
         try await live.waitForAcksDelivered()
         #expect(try await live.backend.ackStages("trk-timeout") == ["received", "rendered"])
     }
@@ -78,15 +78,15 @@ import Testing
     @Test func aLoadFailureIsReported() async throws {
         let live = try await LiveFixture()
         let overlayId = try await live.show(live.backend.quiz("tl-broken"), trackingId: "trk-failed").overlayId
-        _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
-        _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "failed", "reason": "net::ERR_FAILED"])
+        _ = try await live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "failed", "reason": "net::ERR_FAILED"])
         let failed = try await live.waitForAck("trk-failed", "rendered")
         let context = failed["payload"]?["clientContext"]
         #expect(failed["status"] == "failed")
         #expect(context?["failureReason"] == "load_error")
         #expect(context?["failureStep"] == "render")
         // The first report wins.
-        let second = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        let second = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
         #expect(second["recorded"] == false)
         try await live.waitForAcksDelivered()
         #expect(try await live.backend.ackStages("trk-failed") == ["received", "rendered"])
@@ -106,7 +106,7 @@ import Testing
         let live = try await LiveFixture(viewer: .alice)
         let backend = live.backend
         let answeredId = try await live.showLoaded(backend.quiz("tl-answered"), trackingId: "trk-first")
-        #expect(try live.answer(answeredId)["status"] == "success")
+        #expect(try await live.answer(answeredId)["status"] == "success")
         try await live.show(backend.quiz("tl-showing"), trackingId: "trk-showing")
 
         let cases: [(trackingId: String, overlay: JSONValue, reason: String)] = [
@@ -123,7 +123,7 @@ import Testing
             let stages = try await live.acks(trackingId)
             #expect(stages.compactMap { $0["stage"]?.stringValue } == ["received", "rendered"], "\(trackingId)")
         }
-        #expect(try live.status()["overlays"]?.arrayValue?.compactMap { $0["timelineId"]?.stringValue } == ["tl-showing"])
+        #expect(try await live.status()["overlays"]?.arrayValue?.compactMap { $0["timelineId"]?.stringValue } == ["tl-showing"])
     }
 
     @Test func aRepeatedEmitOfTheOverlayOnScreenLeavesItsSessionAlone() async throws {
@@ -136,7 +136,7 @@ import Testing
         try await live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-twice"), trackingId: "trk-twice", shape: "flat",
                                      event: "ex-overlay")
         try await live.backend.emitOverlay(room: "m1", live.backend.quiz("tl-next"), trackingId: "trk-next", event: "ex-overlay")
-        let replaced = try live.player.waitForEvent("overlay.hide")
+        let replaced = try await live.player.waitForEvent("overlay.hide")
         #expect(replaced.data["overlayId"] == .string(overlayId))
         #expect(replaced.data["reason"] == "replaced_by_new_overlay")
         let rendered = try await live.waitForAck("trk-twice", "rendered")
@@ -149,7 +149,7 @@ import Testing
     @Test func answerStagesFollowTheRender() async throws {
         let live = try await LiveFixture(viewer: .alice)
         let overlayId = try await live.showLoaded(live.backend.quiz("tl-good"), trackingId: "trk-good")
-        #expect(try live.answer(overlayId)["status"] == "success")
+        #expect(try await live.answer(overlayId)["status"] == "success")
         let succeeded = try await live.waitForAck("trk-good", "answer-succeeded")
         #expect(succeeded["payload"]?["clientContext"]?["actionResult"] == "success")
         #expect(try await live.backend.ackStages("trk-good") == ["received", "rendered", "answer", "answer-succeeded"])
@@ -157,7 +157,7 @@ import Testing
 
         try await live.backend.fault(["actionsReply": "EX400"])
         let refusedId = try await live.showLoaded(live.backend.quiz("tl-bad"), trackingId: "trk-bad")
-        #expect(try live.answer(refusedId)["reason"] == "api_EX400")
+        #expect(try await live.answer(refusedId)["reason"] == "api_EX400")
         let failed = try await live.waitForAck("trk-bad", "answer-failed")
         #expect(failed["payload"]?["clientContext"]?["failureReason"] == "api_EX400")
         #expect(failed["payload"]?["clientContext"]?["actionResult"] == "failure")
@@ -168,10 +168,10 @@ import Testing
         let live = try await LiveFixture()
         let overlayId = try await live.show(live.backend.quiz("tl-gone"), trackingId: "trk-gone").overlayId
         do {
-            let renderer = try live.daemon.client()
-            _ = try renderer.call("overlay.attached", ["overlayId": .string(overlayId)])
+            let renderer = try await live.daemon.client()
+            _ = try await renderer.call("overlay.attached", ["overlayId": .string(overlayId)])
         }  // The renderer's connection closes here.
-        let hidden = try live.player.waitForEvent("overlay.hide")
+        let hidden = try await live.player.waitForEvent("overlay.hide")
         #expect(hidden.data["overlayId"] == .string(overlayId))
         #expect(hidden.data["reason"] == "player_disconnected")
         let cancelled = try await live.waitForAck("trk-gone", "rendered")
@@ -189,12 +189,12 @@ import Testing
         // The server acks again; the render report waits behind the unacknowledged `received`,
         // which counts as delivered after 10 s on a connection that stayed up.
         try await live.backend.fault(["ackEmitAck": true])
-        _ = try live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
-        _ = try live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        _ = try await live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
         try await live.waitForAcksDelivered(timeoutMs: 20_000)
         #expect(try await live.backend.ackStages("trk-noack") == ["received", "rendered"])
         #expect(try await live.acks("trk-noack", stage: "rendered").first?["acked"] == true)
-        #expect(try live.status()["tracking"]?["delivered"] == 2)
+        #expect(try await live.status()["tracking"]?["delivered"] == 2)
     }
 
     @Test func anUnacknowledgedAckIsSentAgainAfterTheConnectionDropped() async throws {
@@ -205,7 +205,7 @@ import Testing
         #expect(first["acked"] == false)
         // The connection drops before the server acked it: the ack goes out again on the next one.
         try await live.backend.fault(["ackEmitAck": true, "dropSockets": true])
-        try live.player.waitForEvent("room.state") { $0["state"] == "joined" }
+        try await live.player.waitForEvent("room.state") { $0["state"] == "joined" }
         let again = try await live.backend.waitForRecords("acks", "trackingId=trk-drop&stage=received") { $0.count >= 2 }
         #expect(again.count == 2)
         #expect(again[1]["acked"] == true)

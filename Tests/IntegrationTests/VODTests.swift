@@ -23,32 +23,34 @@ import Testing
     /// when it is released.
     struct Room {
         let daemon: DaemonProcess
-        let player: IPCClient
+        let player: DaemonConnection
     }
 
     private func vodRoom(_ backend: ReferenceBackend, media: String = "v1") async throws -> Room {
         try await backend.admin("PUT", "/_admin/scenario/\(media)", VODTests.scenario(backend))
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        try player.subscribe(["overlay.show", "room."])
-        #expect(try player.call("room.join", ["mediaId": .string(media), "mode": "vod"])["state"] == "joined")
+        let player = try await daemon.client()
+        try await player.subscribe(["overlay.show", "room."])
+        #expect(try await player.call("room.join", ["mediaId": .string(media), "mode": "vod"])["state"] == "joined")
         return Room(daemon: daemon, player: player)
     }
 
     /// Sends the reports, then collects the timelines shown until `expected` many arrived.
-    private func shown(_ room: Room, after reports: [Double], expecting expected: Int) throws -> [String] {
-        try withExtendedLifetime(room.daemon) { try shown(room.player, after: reports, expecting: expected) }
+    private func shown(_ room: Room, after reports: [Double], expecting expected: Int) async throws -> [String] {
+        let timelines = try await shown(room.player, after: reports, expecting: expected)
+        withExtendedLifetime(room.daemon) {}
+        return timelines
     }
 
-    private func shown(_ player: IPCClient, after reports: [Double], expecting expected: Int) throws -> [String] {
-        for seconds in reports { try player.notify("player.time", ["seconds": .number(seconds)]) }
+    private func shown(_ player: DaemonConnection, after reports: [Double], expecting expected: Int) async throws -> [String] {
+        for seconds in reports { try await player.notify("player.time", ["seconds": .number(seconds)]) }
         var timelines: [String] = []
         while timelines.count < expected {
-            timelines.append(try player.waitForEvent("overlay.show").data["timelineId"]?.stringValue ?? "?")
+            timelines.append(try await player.waitForEvent("overlay.show").data["timelineId"]?.stringValue ?? "?")
         }
         // Every report was handled before this reply: nothing more can be on its way.
-        _ = try player.call("daemon.status")
-        try player.expectNoEvent("overlay.show", withinMs: 200)
+        _ = try await player.call("daemon.status")
+        try await player.expectNoEvent("overlay.show", withinMs: 200)
         return timelines
     }
 
@@ -59,7 +61,7 @@ import Testing
         #expect(try await room.daemon.waitForLog("bad1"))
         #expect(try await room.daemon.waitForLog("bad2"))
         // Out-of-order scenario, played in time order; the inactive one never fires.
-        #expect(try shown(room, after: Array(stride(from: 0.0, through: 25, by: 1)), expecting: 4) == ["t0", "t5", "t10", "t20"])
+        #expect(try await shown(room, after: Array(stride(from: 0.0, through: 25, by: 1)), expecting: 4) == ["t0", "t5", "t10", "t20"])
     }
 
     @Test(arguments: [0.25, 0.7, 1.0])
@@ -67,65 +69,65 @@ import Testing
         let backend = try await ReferenceBackend()
         let room = try await vodRoom(backend)
         let reports = Array(stride(from: 0.0, through: 63, by: step))
-        #expect(try shown(room, after: reports, expecting: 5) == ["t0", "t5", "t10", "t20", "t62"])
+        #expect(try await shown(room, after: reports, expecting: 5) == ["t0", "t5", "t10", "t20", "t62"])
     }
 
     @Test func irregularStepsWithinFiveSecondsMissNothing() async throws {
         let backend = try await ReferenceBackend()
         let room = try await vodRoom(backend)
         let reports = [0.3, 1.9, 4.2, 4.99, 5.01, 9.7, 10.49, 10.51, 14.0, 18.9, 20.0, 20.0, 23.3]
-        #expect(try shown(room, after: reports, expecting: 4) == ["t0", "t5", "t10", "t20"])
+        #expect(try await shown(room, after: reports, expecting: 4) == ["t0", "t5", "t10", "t20"])
     }
 
     @Test func timelineAtZeroFiresOnAFirstReportOfFiveSecondsOrLess() async throws {
         let backend = try await ReferenceBackend()
         let room = try await vodRoom(backend)
-        #expect(try shown(room, after: [5.0], expecting: 2) == ["t0", "t5"])
+        #expect(try await shown(room, after: [5.0], expecting: 2) == ["t0", "t5"])
 
         let late = try await vodRoom(backend, media: "v2")
-        #expect(try shown(late, after: [7.0], expecting: 0) == [])
+        #expect(try await shown(late, after: [7.0], expecting: 0) == [])
     }
 
     @Test func forwardAndBackwardSeeksFireNothingPassedOverNorAgain() async throws {
         let backend = try await ReferenceBackend()
         let room = try await vodRoom(backend)
         let player = room.player
-        #expect(try shown(player, after: [0, 1, 2], expecting: 1) == ["t0"])
+        #expect(try await shown(player, after: [0, 1, 2], expecting: 1) == ["t0"])
         // Forward seek past t5 and t10, landing exactly on t20: nothing fires.
-        #expect(try shown(player, after: [20], expecting: 0) == [])
-        #expect(try shown(player, after: [21, 24], expecting: 0) == [])
+        #expect(try await shown(player, after: [20], expecting: 0) == [])
+        #expect(try await shown(player, after: [21, 24], expecting: 0) == [])
         // Backward seek, then playing through t5 and t10 again: they were not shown yet, so they fire.
-        #expect(try shown(player, after: [3, 4, 6, 8, 11], expecting: 2) == ["t5", "t10"])
+        #expect(try await shown(player, after: [3, 4, 6, 8, 11], expecting: 2) == ["t5", "t10"])
         // Backward again: everything here was shown, nothing fires twice.
-        #expect(try shown(player, after: [0, 2, 4, 6, 8, 10, 12], expecting: 0) == [])
+        #expect(try await shown(player, after: [0, 2, 4, 6, 8, 10, 12], expecting: 0) == [])
         // Ahead to 1:00:05 then playing on: t3610 fires.
-        #expect(try shown(room, after: [3605, 3608, 3611], expecting: 1) == ["t3610"])
+        #expect(try await shown(room, after: [3605, 3608, 3611], expecting: 1) == ["t3610"])
     }
 
     @Test func scenarioErrorsAreClearAndTheJoinMayBeRetried() async throws {
         let backend = try await ReferenceBackend()
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        try player.subscribe(["room."])
-        #expect(try joinError(player, "missing") == "interactive.ScenarioUnavailable")
-        #expect(try player.waitForEvent("room.state") { $0["state"] == "error" }.data["error"]?["name"] == "interactive.ScenarioUnavailable")
+        let player = try await daemon.client()
+        try await player.subscribe(["room."])
+        #expect(try await joinError(player, "missing") == "interactive.ScenarioUnavailable")
+        #expect(try await player.waitForEvent("room.state") { $0["state"] == "error" }.data["error"]?["name"] == "interactive.ScenarioUnavailable")
 
         try await backend.admin("PUT", "/_admin/scenario/shape", ["no": "timelines"])
-        #expect(try joinError(player, "shape") == "interactive.ScenarioUnavailable")
+        #expect(try await joinError(player, "shape") == "interactive.ScenarioUnavailable")
 
         try await backend.admin("PUT", "/_admin/scenario/v1", VODTests.scenario(backend))
         try await backend.fault(["restFail": 503])
-        #expect(try joinError(player, "v1") == "interactive.BackendUnreachable")
+        #expect(try await joinError(player, "v1") == "interactive.BackendUnreachable")
         try await backend.fault(["restFail": nil, "restDelayMs": 1500])
-        _ = try player.call("config.set", ["httpTimeoutMs": 300])
-        #expect(try joinError(player, "v1") == "interactive.BackendUnreachable")
+        _ = try await player.call("config.set", ["httpTimeoutMs": 300])
+        #expect(try await joinError(player, "v1") == "interactive.BackendUnreachable")
         try await backend.fault(["restDelayMs": 0])
-        #expect(try player.call("room.join", ["mediaId": "v1", "mode": "vod"])["state"] == "joined")
+        #expect(try await player.call("room.join", ["mediaId": "v1", "mode": "vod"])["state"] == "joined")
     }
 
-    private func joinError(_ player: IPCClient, _ media: String) throws -> String? {
+    private func joinError(_ player: DaemonConnection, _ media: String) async throws -> String? {
         do {
-            _ = try player.call("room.join", ["mediaId": .string(media), "mode": "vod"])
+            _ = try await player.call("room.join", ["mediaId": .string(media), "mode": "vod"])
             return nil
         } catch IPCClientError.rpc(let error) {
             return error.name
@@ -136,38 +138,38 @@ import Testing
         let backend = try await ReferenceBackend()
         try await backend.admin("PUT", "/_admin/scenario/v1", VODTests.scenario(backend))
         let daemon = try await DaemonProcess(arguments: backend.daemonFlags())
-        let player = try daemon.client()
-        try player.subscribe(["overlay.", "room."])
-        _ = try player.call("room.join", ["mediaId": "m1"])
+        let player = try await daemon.client()
+        try await player.subscribe(["overlay.", "room."])
+        _ = try await player.call("room.join", ["mediaId": "m1"])
         try await backend.emitOverlay(room: "m1", backend.quiz("live1"))
-        try player.waitForEvent("overlay.show")
-        _ = try player.call("room.join", ["mediaId": "v1", "mode": "vod"])
-        #expect(try player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
+        try await player.waitForEvent("overlay.show")
+        _ = try await player.call("room.join", ["mediaId": "v1", "mode": "vod"])
+        #expect(try await player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
         try await backend.waitForRecords("room-events", "type=leave-room") { $0.count == 1 }
         try await backend.waitForRecords("handshakes") { $0.first?["disconnectedAt"].map { !$0.isNull } ?? false }
-        #expect(try player.call("daemon.status")["connection"]?["state"] == "idle")
-        #expect(try shown(player, after: [0], expecting: 1) == ["t0"])
-        _ = try player.call("room.join", ["mediaId": "m1"])
-        #expect(try player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
+        #expect(try await player.call("daemon.status")["connection"]?["state"] == "idle")
+        #expect(try await shown(player, after: [0], expecting: 1) == ["t0"])
+        _ = try await player.call("room.join", ["mediaId": "m1"])
+        #expect(try await player.waitForEvent("overlay.hide").data["reason"] == "remove_all_view")
         try await backend.waitForRecords("handshakes") { $0.count == 2 }
-        try player.notify("player.time", ["seconds": 5])
-        _ = try player.call("daemon.status")
-        try player.expectNoEvent("overlay.show", withinMs: 200)
+        try await player.notify("player.time", ["seconds": 5])
+        _ = try await player.call("daemon.status")
+        try await player.expectNoEvent("overlay.show", withinMs: 200)
     }
 
     @Test func answersInVODGoToTheAPIWithModeVODAndNoTracking() async throws {
         let backend = try await ReferenceBackend()
         let room = try await vodRoom(backend)
         let player = room.player
-        _ = try player.call("session.login", ["token": "token-alice", "userId": "alice"])
-        try player.subscribe(["overlay.show", "answer."])
-        try player.notify("player.time", ["seconds": 1])
-        let overlayId = try #require(try player.waitForEvent("overlay.show").data["overlayId"])
-        _ = try player.call("overlay.attached", ["overlayId": overlayId])
-        _ = try player.call("overlay.rendered", ["overlayId": overlayId, "status": "loaded"])
-        _ = try player.call("overlay.bridge", ["overlayId": overlayId,
+        _ = try await player.call("session.login", ["token": "token-alice", "userId": "alice"])
+        try await player.subscribe(["overlay.show", "answer."])
+        try await player.notify("player.time", ["seconds": 1])
+        let overlayId = try #require(try await player.waitForEvent("overlay.show").data["overlayId"])
+        _ = try await player.call("overlay.attached", ["overlayId": overlayId])
+        _ = try await player.call("overlay.rendered", ["overlayId": overlayId, "status": "loaded"])
+        _ = try await player.call("overlay.bridge", ["overlayId": overlayId,
                                                "message": #"{"type":"INTERACTIVE_ACTION_REPORT","data":{"choice":"B"}}"#])
-        #expect(try player.waitForEvent("answer.result").data["status"] == "success")
+        #expect(try await player.waitForEvent("answer.result").data["status"] == "success")
         let action = try await #require(try backend.records("actions").last)
         #expect(action["body"]?["mode"] == "vod")
         #expect(action["body"]?["socketId"] == .null)

@@ -107,7 +107,15 @@ final class DaemonProcess: @unchecked Sendable {
         try await eventually(timeoutMs: timeoutMs) { stderr.contains(text) }
     }
 
-    func client() throws -> IPCClient { try IPCClient(path: socketPath) }
+    /// A new connection to its local socket.
+    func client() async throws -> DaemonConnection { try await DaemonConnection.connect(path: socketPath) }
+
+    /// `count` new connections to its local socket, opened one after another.
+    func clients(_ count: Int) async throws -> [DaemonConnection] {
+        var clients: [DaemonConnection] = []
+        for _ in 0..<count { clients.append(try await client()) }
+        return clients
+    }
 
     /// Sends a signal and, for SIGTERM/SIGINT, waits for the exit (bounded).
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
@@ -150,20 +158,18 @@ func runCommand(_ argv: [String], stdin: String? = nil, environment: [String: St
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input
-    let outLog = LogCollector()
-    let errLog = LogCollector()
-    out.fileHandleForReading.readabilityHandler = { outLog.append($0.availableData) }
-    err.fileHandleForReading.readabilityHandler = { errLog.append($0.availableData) }
+    let deadline = ContinuousClock.now.advanced(by: .milliseconds(timeoutMs))
+    let command = argv.joined(separator: " ")
     try process.run()
+    // Read while it runs, so a full pipe never stops it.
+    async let output = readToEnd(out.fileHandleForReading, of: command, until: deadline)
+    async let errors = readToEnd(err.fileHandleForReading, of: command, until: deadline)
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? input.fileHandleForWriting.close()
     guard try await process.exited(withinMs: timeoutMs) else {
         process.terminate()
-        throw TestFailure("\(argv.joined(separator: " ")) did not finish within \(timeoutMs) ms")
+        throw TestFailure("\(command) did not finish within \(timeoutMs) ms")
     }
-    out.fileHandleForReading.readabilityHandler = nil
-    err.fileHandleForReading.readabilityHandler = nil
-    outLog.append(out.fileHandleForReading.readDataToEndOfFile())
-    errLog.append(err.fileHandleForReading.readDataToEndOfFile())
-    return CommandResult(status: process.terminationStatus, stdout: outLog.text, stderr: errLog.text)
+    return CommandResult(status: process.terminationStatus, stdout: String(decoding: try await output, as: UTF8.self),
+                         stderr: String(decoding: try await errors, as: UTF8.self))
 }

@@ -25,7 +25,7 @@ enum BackendViewer: String, Sendable, CaseIterable {
 final class LiveFixture: @unchecked Sendable {
     private(set) var backend: ReferenceBackend
     let daemon: DaemonProcess
-    let player: IPCClient
+    let player: DaemonConnection
     let mediaId: String
     let tenant: String
 
@@ -38,16 +38,16 @@ final class LiveFixture: @unchecked Sendable {
         self.tenant = tenant
         self.mediaId = mediaId
         daemon = try await DaemonProcess(arguments: backend.daemonFlags(tenant: tenant) + arguments, directory: directory)
-        player = try daemon.client()
-        if let config { _ = try player.call("config.set", config) }
-        if let viewer { try Self.login(player, viewer) }
-        let joined = try player.call("room.join", ["mediaId": .string(mediaId), "mode": "live", "fanclub": .bool(fanclub)])
+        player = try await daemon.client()
+        if let config { _ = try await player.call("config.set", config) }
+        if let viewer { try await Self.login(player, viewer) }
+        let joined = try await player.call("room.join", ["mediaId": .string(mediaId), "mode": "live", "fanclub": .bool(fanclub)])
         guard joined["state"] == "joined" else { throw TestFailure("room.join replied \(joined)") }
-        if let events { try player.subscribe(events) }
+        if let events { try await player.subscribe(events) }
     }
 
-    static func login(_ client: IPCClient, _ viewer: BackendViewer) throws {
-        _ = try client.call("session.login", ["token": .string(viewer.token), "userId": .string(viewer.rawValue),
+    static func login(_ client: DaemonConnection, _ viewer: BackendViewer) async throws {
+        _ = try await client.call("session.login", ["token": .string(viewer.token), "userId": .string(viewer.rawValue),
                                               "displayName": .string(viewer.displayName)])
     }
 
@@ -68,38 +68,38 @@ final class LiveFixture: @unchecked Sendable {
     {
         try await backend.emitOverlay(room: mediaId, overlay, trackingId: trackingId, shape: shape, event: event)
         let timelineId = overlay["timelineId"]
-        return try player.waitForEvent("overlay.show") { $0["timelineId"] == timelineId }
+        return try await player.waitForEvent("overlay.show") { $0["timelineId"] == timelineId }
     }
 
     /// `show`, then the player attaches it and reports it loaded (rendered success).
     @discardableResult
     func showLoaded(_ overlay: JSONValue, trackingId: String? = nil) async throws -> String {
         let overlayId = try await show(overlay, trackingId: trackingId).overlayId
-        _ = try player.call("overlay.attached", ["overlayId": .string(overlayId)])
-        _ = try player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        _ = try await player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try await player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
         return overlayId
     }
 
     /// Reports what the template posted (`overlay.bridge`); `message` is an object or a JSON string.
     @discardableResult
-    func bridge(_ overlayId: String, _ message: JSONValue, on client: IPCClient? = nil) throws -> JSONValue {
-        try (client ?? player).call("overlay.bridge", ["overlayId": .string(overlayId), "message": message])
+    func bridge(_ overlayId: String, _ message: JSONValue, on client: DaemonConnection? = nil) async throws -> JSONValue {
+        try await (client ?? player).call("overlay.bridge", ["overlayId": .string(overlayId), "message": message])
     }
 
     /// The template's answer (`INTERACTIVE_ACTION_REPORT`), then the `answer.result` it leads to.
     @discardableResult
-    func answer(_ overlayId: String, _ answer: JSONValue = ["answer": ["choice": "A"]]) throws -> JSONValue {
-        try bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": answer])
-        return try player.waitForEvent("answer.result") { $0["overlayId"] == .string(overlayId) }.data
+    func answer(_ overlayId: String, _ answer: JSONValue = ["answer": ["choice": "A"]]) async throws -> JSONValue {
+        try await bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": answer])
+        return try await player.waitForEvent("answer.result") { $0["overlayId"] == .string(overlayId) }.data
     }
 
     /// Every `overlay.show` until the one of `timelineId` (included): the timelines, in order.
-    func shownTimelines(until timelineId: String, timeoutMs: Int = 10_000) throws -> [String] {
+    func shownTimelines(until timelineId: String, timeoutMs: Int = 10_000) async throws -> [String] {
         var shown: [String] = []
         let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
         while true {
             let remaining = Int(deadline.timeIntervalSinceNow * 1000)
-            guard remaining > 0, let event = try player.nextEvent(timeoutMs: remaining) else {
+            guard remaining > 0, let event = try await player.nextEvent(timeoutMs: remaining) else {
                 throw TestFailure("no overlay.show of \(timelineId) within \(timeoutMs) ms; shown \(shown)")
             }
             guard event.type == "overlay.show", let shownId = event.data["timelineId"]?.stringValue else { continue }
@@ -110,11 +110,11 @@ final class LiveFixture: @unchecked Sendable {
 
     // MARK: Status and tracking
 
-    func status() throws -> JSONValue { try player.call("daemon.status") }
+    func status() async throws -> JSONValue { try await player.call("daemon.status") }
 
     /// The live Socket.IO socket id (`daemon.status` connection.socketId).
-    func socketId() throws -> String {
-        guard let id = try status()["connection"]?["socketId"]?.stringValue else { throw TestFailure("no socketId in daemon.status") }
+    func socketId() async throws -> String {
+        guard let id = try await status()["connection"]?["socketId"]?.stringValue else { throw TestFailure("no socketId in daemon.status") }
         return id
     }
 
@@ -134,7 +134,7 @@ final class LiveFixture: @unchecked Sendable {
     func waitForAcksDelivered(timeoutMs: Int = 10_000) async throws {
         var tracking: JSONValue?
         guard try await eventually(timeoutMs: timeoutMs, everyMs: 50, {
-            tracking = try status()["tracking"]
+            tracking = try await status()["tracking"]
             return tracking?["pendingAcks"] == 0
         }) else { throw TestFailure("acks still pending after \(timeoutMs) ms: \(tracking ?? .null)") }
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A value shared between a test and the threads that feed it (pipe handlers, readers).
+/// A value shared between a test and the threads that feed it (pipe handlers).
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
