@@ -49,7 +49,7 @@ public final class WatchedDescriptor: Sendable {
     /// Returns once the descriptor is readable (or has hung up, or failed).
     public func readable() async throws { try await wait(forWrite: false) }
 
-    /// Returns once the descriptor is writable (or failed).
+    /// Returns once the descriptor is writable (or hung up, or failed).
     public func writable() async throws { try await wait(forWrite: true) }
 
     /// Stops watching; waiters end with `WaitError.stopped`. Call before closing the descriptor.
@@ -108,7 +108,10 @@ public final class WatchedDescriptor: Sendable {
     /// On the loop: wakes the waiters readiness concerns, or remembers it for the next wait.
     private func deliver(_ events: IOEvents) {
         let readable = !events.isDisjoint(with: [.readable, .hangup, .error])
-        let writable = !events.isDisjoint(with: [.writable, .error])
+        // A hang-up wakes a writer too: the peer may have shut the connection down without
+        // closing it (its unread bytes keep the socket full, so no EPOLLOUT comes); the next
+        // write says what is left (EAGAIN: wait again; EPIPE: gone).
+        let writable = !events.isDisjoint(with: [.writable, .hangup, .error])
         let wake = interest.withLock { interest -> [CheckedContinuation<Void, any Error>] in
             var wake: [CheckedContinuation<Void, any Error>] = []
             if readable {
