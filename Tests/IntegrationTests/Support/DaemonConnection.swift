@@ -150,10 +150,8 @@ actor DaemonConnection {
             if written >= 0 {
                 offset += written
             } else if error == EAGAIN || error == EWOULDBLOCK {
-                // Room to write, or 50 ms, then the next try: a daemon that shuts the connection
-                // down is reported as a hang-up, never as room, and only the next send fails.
-                guard ContinuousClock.now < deadline else { throw IPCClientError.timeout }
-                _ = try await socket.ready(toWrite: true, until: min(deadline, .now.advanced(by: .milliseconds(50))))
+                // Room to write, or a hang-up (a daemon that shut the connection down: the next send fails).
+                guard try await socket.ready(toWrite: true, until: deadline) else { throw IPCClientError.timeout }
             } else if error != EINTR {
                 throw IPCClientError.connectionClosed
             }
