@@ -238,6 +238,17 @@ import Testing
         #expect(core.timerFired(now: Self.t0 + .seconds(60)).isEmpty, "the deadline of a confirmation that ended fires nothing")
     }
 
+    @Test func anOverlayLeavingWhileItsVIPStatusIsAskedIsNotConfirmed() throws {
+        var core = AnswerCore()
+        let quiz = try Self.record(extra: Self.bet)
+        let id = try #require(Self.attempt(Self.start(&core, quiz)))
+        #expect(core.overlayGone("ov-1").isEmpty)
+        // No confirmation is asked about an overlay no longer on screen: declined at once.
+        #expect(core.vipStatusReplied(id, .success(VIPStatus(vip: false, bet: true)), nowMs: Self.nowMs, now: Self.t0)
+                == [.result(overlayId: "ov-1", overlay: quiz.overlay, .failure("bet_declined"))])
+        #expect(!core.inFlight("tl1"))
+    }
+
     @Test func anAnswerInFlightOutlivesItsOverlay() throws {
         var core = AnswerCore()
         let quiz = try Self.record()

@@ -79,6 +79,8 @@ struct AnswerCore: Sendable {
         let answer: JSONValue
         let api: BackendAPI
         var stage: Stage
+        /// The overlay left the screen while its VIP status was asked for: no bet can be confirmed.
+        var overlayLeft = false
 
         var isConfirming: Bool {
             if case .confirming = stage { return true }
@@ -148,6 +150,8 @@ struct AnswerCore: Sendable {
         if attempt.overlay.requireVip && !status.vip { return end(id, .failure("vip_required")) }
         guard attempt.overlay.requireBet else { return submit(id, nowMs: nowMs) }
         guard status.bet else { return end(id, .failure("bet_not_allowed")) }
+        // The viewer cannot be asked about an overlay no longer on screen.
+        if attempt.overlayLeft { return end(id, .failure("bet_declined")) }
         let timeoutMs = attempt.context.settings.answerConfirmTimeoutMs
         let deadline = now + .milliseconds(timeoutMs)
         attempts[id]?.stage = .confirming(deadline: deadline)
@@ -178,8 +182,12 @@ struct AnswerCore: Sendable {
     }
 
     /// `overlayId` left the screen (hidden, recalled, the room left or changed): a bet
-    /// confirmation asked for it is declined. A REST call in flight goes on.
+    /// confirmation asked for it is declined, and one its VIP status (still awaited) would ask
+    /// for will be. A REST call in flight goes on.
     mutating func overlayGone(_ overlayId: String) -> [AnswerEffect] {
+        for (id, attempt) in attempts where attempt.overlayId == overlayId && attempt.stage == .vipStatus {
+            attempts[id]?.overlayLeft = true
+        }
         guard let id = attempts.first(where: { $0.value.overlayId == overlayId && $0.value.isConfirming })?.key else { return [] }
         return end(id, .failure("bet_declined"))
     }
