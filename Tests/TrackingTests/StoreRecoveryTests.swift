@@ -176,6 +176,36 @@ import Glibc
         // And a restart would deliver them: they are in the file.
         #expect(try await harness.reopened().store.pendingAcks().count == 21)
     }
+
+    @Test(.enabled(if: SmallFilesystem.available), .timeLimit(.minutes(1)))
+    func theRetryTimerStoresWhatTheFullDiskRefused() async throws {
+        let filesystem = try SmallFilesystem(sizeKiB: 512)
+        let harness = try TrackingHarness(directory: filesystem.directory)
+        let recoveries = CountWaiters()
+        await harness.store.observeHealth { if $0.problem == nil { recoveries.add(1) } }
+        let service = harness.service()
+        await service.received(trackingId: "t0", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil, receivedAt: 9_000)
+        await harness.settled()
+
+        try filesystem.fill()
+        for index in 1...20 {
+            await service.received(trackingId: "t\(index)", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil,
+                                   receivedAt: 9_000)
+        }
+        await harness.settled()
+        #expect(await harness.store.health.problem == .full)
+        await harness.clock.sleeps(count: 1)
+        #expect(harness.clock.deadlines.count == 1, "one retry timer")
+
+        // Space returns; nothing is written until the retry timer, 5 s after the refusal.
+        try filesystem.emptyFiller()
+        await harness.clock.advance(by: .milliseconds(4_999))
+        #expect(try await harness.store.pendingAcks().count == 1)
+        await harness.clock.advance(by: .milliseconds(1))
+        await recoveries.wait(until: 1)
+        #expect(try await harness.store.pendingAcks().count == 21)
+        #expect(await harness.status()?["unstoredWrites"] == 0)
+    }
 }
 
 /// The store's health changes, as the observer saw them.
