@@ -160,14 +160,18 @@ import Glibc
         let service = harness.service()
         await service.received(trackingId: "t0", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil, receivedAt: 9_000)
         await harness.settled()
-
-        try filesystem.fill()
-        for index in 1...20 {
-            await service.received(trackingId: "t\(index)", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil,
-                                   receivedAt: 9_000)
+        /// Fills the disk, then the overlays `numbers` arrive: the store refuses their writes.
+        func refusedOverlays(_ numbers: ClosedRange<Int>) async throws {
+            try filesystem.fill()
+            for number in numbers {
+                await service.received(trackingId: "t\(number)", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil,
+                                       receivedAt: 9_000)
+            }
+            await harness.settled()
+            #expect(await harness.store.health.problem == .full)
         }
-        await harness.settled()
-        #expect(await harness.store.health.problem == .full)
+
+        try await refusedOverlays(1...20)
         #expect(changes.all.last?.problem == .full)
         #expect(changes.all.last?.statusNote?.contains("full") == true)
         let refused = try #require(await harness.status()?["unstoredWrites"]?.intValue)
@@ -185,13 +189,7 @@ import Glibc
 
         // Refused again; without a stop, the retry timer armed at the first refusal stores them
         // once space returns, 5 s after that refusal.
-        try filesystem.fill()
-        for index in 21...40 {
-            await service.received(trackingId: "t\(index)", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil,
-                                   receivedAt: 9_000)
-        }
-        await harness.settled()
-        #expect(await harness.store.health.problem == .full)
+        try await refusedOverlays(21...40)
         await harness.clock.sleeps(count: 1)
         #expect(harness.clock.deadlines == [harness.clock.start + .seconds(5)], "one retry timer")
         try filesystem.emptyFiller()
