@@ -4,7 +4,7 @@ import Testing
 
 /// At-least-once delivery: stored before sent, deleted once acknowledged (or unacknowledged for
 /// the ack timeout on a live connection), sent again after a drop or a restart.
-@Suite struct DeliveryTests {
+@Suite(.timeLimit(.minutes(1))) struct DeliveryTests {
     private func openAndRender(_ service: TrackingService, _ trackingId: String) async {
         await service.received(trackingId: trackingId, timelineId: "tl-\(trackingId)", overlayType: "minigame",
                                emitTimestamp: 9_000, receivedAt: 9_500)
@@ -35,8 +35,9 @@ import Testing
         #expect(emitted.stages(of: "t1") == ["received", "rendered", "answer"])
         #expect(emitted.stages(of: "t2") == ["received", "rendered"])
         #expect(await transport.timeouts.allSatisfy { $0 == .seconds(10) })
-        #expect(try await eventually { try await harness.storedAcks().isEmpty })
-        #expect(await eventually { await harness.status()?["delivered"] == 5 })
+        await harness.delivered(by: service)
+        #expect(try await harness.storedAcks().isEmpty)
+        #expect(await harness.status()?["delivered"] == 5)
         #expect(await harness.status()?["pendingAcks"] == 0)
 
         // A reconnect sends nothing already acknowledged; new stages go out at once.
@@ -45,7 +46,7 @@ import Testing
         await service.setTransport(next)
         await service.answerSucceeded(trackingId: "t1", at: 9_900)
         let after = await next.waitForEmits(1)
-        try await Task.sleep(for: .milliseconds(100))
+        await harness.delivered(by: service)
         #expect(after.compactMap(\.stage) == ["answer-succeeded"])
         #expect(await next.emitted.count == 1)
         #expect(await transport.emitted.count == 5)
@@ -61,21 +62,27 @@ import Testing
         let emitted = await transport.waitForEmits(ids.count * 2)
         #expect(emitted.count == ids.count * 2)
         for trackingId in ids { #expect(emitted.stages(of: trackingId) == ["received", "rendered"]) }
-        #expect(try await eventually { try await harness.storedAcks().isEmpty })
+        await harness.delivered(by: service)
+        #expect(try await harness.storedAcks().isEmpty)
     }
 
     @Test func unacknowledgedOnALiveConnectionCountsAsDeliveredAfterTheTimeout() async throws {
         let harness = try TrackingHarness()
         let service = harness.service(ackTimeout: .seconds(2))
-        let transport = FakeTransport(.silent)
+        let transport = FakeTransport(.silent(harness.clock))
         await service.setTransport(transport)
         await service.received(trackingId: "t1", timelineId: "tl1", overlayType: "minigame", emitTimestamp: nil,
                                receivedAt: 9_500)
         #expect(await transport.waitForEmits(1).count == 1)
         #expect(await transport.timeouts == [.seconds(2)])
         #expect(try await harness.storedAcks().count == 1)
-        #expect(try await eventually { try await harness.storedAcks().isEmpty })
-        #expect(await eventually { await harness.status()?["delivered"] == 1 })
+        #expect(await harness.status()?["delivered"] == 0)
+        // The server stays silent for the whole timeout.
+        await harness.clock.sleeps(count: 1)
+        await harness.clock.advance(by: .seconds(2))
+        await harness.delivered(by: service)
+        #expect(try await harness.storedAcks().isEmpty)
+        #expect(await harness.status()?["delivered"] == 1)
         #expect(await transport.emitted.count == 1)
     }
 
@@ -87,8 +94,8 @@ import Testing
         await openAndRender(service, "t1")
         #expect(await first.waitForEmits(1).compactMap(\.stage) == ["received"])
         await service.setTransport(nil)
+        // The held emit ends with `notConnected`; a lane of a replaced connection changes nothing.
         await first.drop()
-        try await Task.sleep(for: .milliseconds(50))
         #expect(try await harness.storedAcks().map(\.stage) == [.received, .rendered])
         #expect(await harness.status()?["delivered"] == 0)
 
@@ -96,7 +103,9 @@ import Testing
         let offline = FakeTransport(.offline)
         await service.setTransport(offline)
         #expect(await offline.waitForEmits(1).count == 1)
-        #expect(await eventually { await harness.status()?["connected"] == false })
+        // Returns once the lane found no connection: the service is offline.
+        await harness.delivered(by: service)
+        #expect(await harness.status()?["connected"] == false)
         await service.answerAttempted(trackingId: "t1", at: 9_800)
         #expect(await offline.emitted.count == 1)
         #expect(try await harness.storedAcks().count == 3)
@@ -104,7 +113,8 @@ import Testing
         let second = FakeTransport(.ack)
         await service.setTransport(second)
         #expect(await second.waitForEmits(3).stages(of: "t1") == ["received", "rendered", "answer"])
-        #expect(try await eventually { try await harness.storedAcks().isEmpty })
+        await harness.delivered(by: service)
+        #expect(try await harness.storedAcks().isEmpty)
         #expect(await first.emitted.count == 1)
     }
 
@@ -140,12 +150,13 @@ import Testing
         #expect(restart["custom"]?["cancelReason"] == "daemon_restart")
         #expect(restart["timeline"]?["attached"] == 9_600)
         #expect(restart["receiveLatencyMs"] == 500)
-        #expect(try await eventually { try await after.storedAcks().isEmpty })
+        await after.delivered(by: service)
+        #expect(try await after.storedAcks().isEmpty)
 
         // Later calls about the closed sessions send nothing.
         await service.loaded(trackingId: "a", at: 9_900)
         await service.answerAttempted(trackingId: "b", at: 9_900)
-        try await Task.sleep(for: .milliseconds(50))
+        await after.delivered(by: service)
         #expect(await transport.emitted.count == 6)
     }
 }

@@ -3,8 +3,9 @@ import JSONValue
 import Testing
 
 /// Stage rules: each stage once, nothing after the session finished, `rendered` settles once.
-/// The services run offline, so every ack stays in the store where the test reads it.
-@Suite struct SessionTests {
+/// The services run offline, so every ack stays in the store where the test reads it, and their
+/// timers on the harness's test clock.
+@Suite(.timeLimit(.minutes(1))) struct SessionTests {
     private func stages(_ harness: TrackingHarness, _ trackingId: String) async throws -> [String] {
         try await harness.storedAcks().filter { $0.trackingId == trackingId }.map(\.stage.rawValue)
     }
@@ -119,13 +120,20 @@ import Testing
 
     @Test func renderTimeoutSendsTimeoutOnceFromShown() async throws {
         let harness = try TrackingHarness()
-        let service = harness.service(renderTimeout: .milliseconds(200))
+        let clock = harness.clock
+        let service = harness.service()
         await receive(service, "t1", type: "predict")
         // No timer before `shown` (a predict dialog not yet opened).
-        try await Task.sleep(for: .milliseconds(300))
+        await clock.advance(by: .seconds(60))
         #expect(try await stages(harness, "t1") == ["received"])
         await service.shown(trackingId: "t1")
-        #expect(try await eventually { try await stages(harness, "t1").count == 2 })
+        let shownAt = clock.now
+        await clock.sleeps(count: 1)
+        #expect(clock.deadlines == [shownAt + .seconds(5)])
+        await clock.advance(by: .milliseconds(4_999))
+        #expect(try await stages(harness, "t1") == ["received"])
+        await clock.advance(by: .milliseconds(1))
+        #expect(try await stages(harness, "t1") == ["received", "rendered"])
         await service.loaded(trackingId: "t1", at: 9_900)
         let rendered = try #require(try await harness.storedAcks().last)
         #expect(rendered.stage == .rendered)
@@ -138,21 +146,27 @@ import Testing
 
     @Test func renderedOnceWhenTimeoutAndLoadRace() async throws {
         let harness = try TrackingHarness()
-        let service = harness.service(renderTimeout: .milliseconds(20))
+        let clock = harness.clock
+        let service = harness.service()
         let ids = (0..<30).map { "r\($0)" }
         for trackingId in ids {
             await receive(service, trackingId)
             await service.shown(trackingId: trackingId)
         }
-        try await Task.sleep(for: .milliseconds(15))
+        // One timer serves the 30 deadlines (all at the same instant).
+        await clock.sleeps(count: 1)
+        #expect(clock.deadlines == [clock.now + .seconds(5)])
+        // The render timeout falls due while the overlays report that they loaded.
         await withTaskGroup(of: Void.self) { group in
+            group.addTask { await clock.advance(by: .seconds(5)) }
             for trackingId in ids {
                 group.addTask { await service.loaded(trackingId: trackingId, at: 9_800) }
             }
         }
-        #expect(try await eventually { try await harness.storedAcks().count == ids.count * 2 })
-        try await Task.sleep(for: .milliseconds(50))
+        // Whatever timer is left falls due too.
+        await clock.advance(by: .seconds(60))
         let acks = try await harness.storedAcks()
+        #expect(acks.count == ids.count * 2)
         for trackingId in ids {
             #expect(acks.filter { $0.trackingId == trackingId }.map(\.stage) == [.received, .rendered])
         }

@@ -8,7 +8,10 @@ import Glibc
 
 /// The store's edge cases: what cannot be used is moved aside, a read-only or full state
 /// directory leaves the daemon running and says so, and acks the disk refused are kept.
-@Suite struct StoreRecoveryTests {
+/// Serialized, so that no test starts a process (mount, umount) while another has its store open
+/// on a tmpfs: the child holds copies of the descriptors until it runs its program, and the
+/// read-only remount then failed with "mount point is busy" (3 runs in 80 with the suite parallel).
+@Suite(.serialized) struct StoreRecoveryTests {
     private let log = Logger(target: .stderr, minimumPriority: .error)
 
     /// A closed store with one runtime setting, in `directory`.
@@ -144,23 +147,31 @@ import Glibc
         #expect(try await store.setting("k") == "v")
     }
 
-    @Test(.enabled(if: SmallFilesystem.available))
+    @Test(.enabled(if: SmallFilesystem.available), .timeLimit(.minutes(1)))
     func acksTheFullDiskRefusedAreStoredOnceSpaceReturns() async throws {
         let filesystem = try SmallFilesystem(sizeKiB: 512)
         let harness = try TrackingHarness(directory: filesystem.directory)
         let changes = HealthLog()
-        await harness.store.observeHealth { changes.append($0) }
+        let recoveries = CountWaiters()
+        await harness.store.observeHealth { health in
+            changes.append(health)
+            if health.problem == nil { recoveries.add(1) }
+        }
         let service = harness.service()
         await service.received(trackingId: "t0", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil, receivedAt: 9_000)
         await harness.settled()
-
-        try filesystem.fill()
-        for index in 1...20 {
-            await service.received(trackingId: "t\(index)", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil,
-                                   receivedAt: 9_000)
+        /// Fills the disk, then the overlays `numbers` arrive: the store refuses their writes.
+        func refusedOverlays(_ numbers: ClosedRange<Int>) async throws {
+            try filesystem.fill()
+            for number in numbers {
+                await service.received(trackingId: "t\(number)", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil,
+                                       receivedAt: 9_000)
+            }
+            await harness.settled()
+            #expect(await harness.store.health.problem == .full)
         }
-        await harness.settled()
-        #expect(await harness.store.health.problem == .full)
+
+        try await refusedOverlays(1...20)
         #expect(changes.all.last?.problem == .full)
         #expect(changes.all.last?.statusNote?.contains("full") == true)
         let refused = try #require(await harness.status()?["unstoredWrites"]?.intValue)
@@ -175,6 +186,19 @@ import Glibc
         #expect(await harness.status()?["unstoredWrites"] == 0)
         // And a restart would deliver them: they are in the file.
         #expect(try await harness.reopened().store.pendingAcks().count == 21)
+
+        // Refused again; without a stop, the retry timer armed at the first refusal stores them
+        // once space returns, 5 s after that refusal.
+        try await refusedOverlays(21...40)
+        await harness.clock.sleeps(count: 1)
+        #expect(harness.clock.deadlines == [harness.clock.start + .seconds(5)], "one retry timer")
+        try filesystem.emptyFiller()
+        await harness.clock.advance(by: .milliseconds(4_999))
+        #expect(try await harness.store.pendingAcks().count == 21)
+        await harness.clock.advance(by: .milliseconds(1))
+        await recoveries.wait(until: 2)
+        #expect(try await harness.store.pendingAcks().count == 41)
+        #expect(await harness.status()?["unstoredWrites"] == 0)
     }
 }
 
@@ -224,10 +248,12 @@ final class SmallFilesystem: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: argv[0])
         process.arguments = Array(argv.dropFirst())
-        process.standardError = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardError = pipe
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(argv.joined(separator: " ")) failed") }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw TestFailure("\(argv.joined(separator: " ")) failed: \(text)") }
         return process.terminationStatus
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import InteractiveDaemon
 import JSONValue
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,11 +24,13 @@ final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A store in a temporary state directory, a bus, and services built on them.
+/// A store in a temporary state directory, a bus, and services built on them, whose timers run
+/// on `clock`.
 struct TrackingHarness {
     static let now: Int64 = 10_000
     let directory: TemporaryDirectory
     let store: Store
+    let clock = TestClock()
     let bus = EventBus(bootId: "test")
     let log = Logger(target: .stderr, minimumPriority: .warning)
     /// The services made here: their queued store writes are awaited before the store is read.
@@ -45,7 +48,7 @@ struct TrackingHarness {
                  clock: @escaping @Sendable () -> Int64 = { TrackingHarness.now }) -> TrackingService {
         let service = TrackingService(store: store, bus: bus, log: log, deviceId: "device-1",
                                       context: ClientContextBase(sdkVersion: "9.9.9", os: "Debian GNU/Linux 12"),
-                                      renderTimeout: renderTimeout, ackTimeout: ackTimeout, clock: clock)
+                                      renderTimeout: renderTimeout, ackTimeout: ackTimeout, clock: clock, timers: self.clock)
         services.add(service)
         return service
     }
@@ -53,6 +56,12 @@ struct TrackingHarness {
     /// Waits until every store write queued so far by the services made here is done.
     func settled() async {
         for service in services.all { await service.flushStore() }
+    }
+
+    /// Waits until `service` delivered every ack it holds, or is offline (`drain`: its limit, on
+    /// `clock`, passes only when the test advances it; the suite's time limit bounds the wait).
+    func delivered(by service: TrackingService) async {
+        await service.drain(within: .seconds(3600))
     }
 
     func status() async -> JSONValue? {
@@ -103,8 +112,8 @@ actor FakeTransport: AckTransport {
     enum Behaviour: Sendable {
         /// The server acks at once.
         case ack
-        /// The server never acks: `notAcked` after the timeout.
-        case silent
+        /// The server never acks: `notAcked` after the timeout, on this clock.
+        case silent(TestClock)
         /// `notConnected` at once.
         case offline
         /// The emit waits until `drop()`, then `notConnected`.
@@ -115,25 +124,21 @@ actor FakeTransport: AckTransport {
     private(set) var emitted: [JSONValue] = []
     private(set) var timeouts: [Duration] = []
     private var held: [CheckedContinuation<AckDelivery, Never>] = []
-    private var waiters: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
-    private var nextWaiter = 0
+    private nonisolated let emits = CountWaiters()
 
     init(_ behaviour: Behaviour = .ack) { self.behaviour = behaviour }
 
     func emitAck(_ payload: JSONValue, timeout: Duration) async -> AckDelivery {
         emitted.append(payload)
         timeouts.append(timeout)
-        for (id, waiter) in waiters where waiter.count <= emitted.count {
-            waiters.removeValue(forKey: id)
-            waiter.continuation.resume()
-        }
+        emits.add(1)
         switch behaviour {
         case .ack:
             return .acked
         case .offline:
             return .notConnected
-        case .silent:
-            try? await Task.sleep(for: timeout)
+        case .silent(let clock):
+            await clock.sleep(for: timeout) {}
             return .notAcked
         case .hold:
             return await withCheckedContinuation { held.append($0) }
@@ -146,33 +151,56 @@ actor FakeTransport: AckTransport {
         held.removeAll()
     }
 
-    /// The emits so far, once there are `count` of them or `limit` passed.
-    func waitForEmits(_ count: Int, within limit: Duration = .seconds(5)) async -> [JSONValue] {
-        if emitted.count < count {
-            let id = nextWaiter
-            nextWaiter += 1
-            await withCheckedContinuation { continuation in
-                waiters[id] = (count, continuation)
-                Task {
-                    try? await Task.sleep(for: limit)
-                    self.expire(id)
-                }
-            }
-        }
+    /// The emits so far, once there are `count` of them (or the test's time limit cancelled the wait).
+    func waitForEmits(_ count: Int) async -> [JSONValue] {
+        await emits.wait(until: count)
         return emitted
     }
-
-    private func expire(_ id: Int) { waiters.removeValue(forKey: id)?.continuation.resume() }
 }
 
-/// Polls `condition` every 10 ms until it holds or `limit` passed; returns whether it held.
-func eventually(within limit: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
+/// A count that tasks wait on: each until the count reaches its target, or until its task is
+/// cancelled (a suite's time limit cancels a test that waits too long, and the wait then ends).
+final class CountWaiters: Sendable {
+    private struct State {
+        var count = 0
+        var nextId = 0
+        var waiting: [Int: (target: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
     }
-    return try await condition()
+
+    private let state = Mutex(State())
+
+    /// Adds `amount` to the count, resuming those waiting for what it reached.
+    func add(_ amount: Int) {
+        let reached = state.withLock { state in
+            state.count += amount
+            let reached = state.waiting.filter { $0.value.target <= state.count }
+            for id in reached.keys { state.waiting[id] = nil }
+            return reached.values.map(\.continuation)
+        }
+        for continuation in reached { continuation.resume() }
+    }
+
+    /// Returns once the count is at least `target`, or the task is cancelled.
+    func wait(until target: Int) async {
+        let id = state.withLock { state in
+            state.nextId += 1
+            return state.nextId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Checked under the lock, so that a cancellation either comes before (and is
+                // seen here) or finds the waiter registered.
+                let ready = state.withLock { state in
+                    guard state.count < target, !Task.isCancelled else { return true }
+                    state.waiting[id] = (target, continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
 }
 
 extension JSONValue {

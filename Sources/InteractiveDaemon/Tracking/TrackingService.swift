@@ -30,6 +30,8 @@ actor TrackingService {
     private let ackTimeout: Duration
     /// Milliseconds since the epoch.
     private let clock: @Sendable () -> Int64
+    /// The monotonic time and the sleeps of the timers (render timeout, store retry, drain limit).
+    private nonisolated let timers: any TimerClock
 
     private var book: TrackingBook
     private var transport: (any AckTransport)?
@@ -49,12 +51,13 @@ actor TrackingService {
 
     init(store: Store, bus: EventBus, log: Logger, deviceId: String, context: ClientContextBase,
          renderTimeout: Duration = .seconds(5), ackTimeout: Duration = .seconds(10),
-         clock: @escaping @Sendable () -> Int64 = Timestamp.nowMs) {
+         clock: @escaping @Sendable () -> Int64 = Timestamp.nowMs, timers: any TimerClock = EventLoop.shared) {
         self.store = store
         self.bus = bus
         self.log = log
         self.ackTimeout = ackTimeout
         self.clock = clock
+        self.timers = timers
         book = TrackingBook(deviceId: deviceId, context: context, renderTimeout: renderTimeout)
         events = Mailbox()
         feed = TrackingFeed(mailbox: events)
@@ -86,7 +89,7 @@ actor TrackingService {
 
     /// Takes one event of the overlay pipeline (the feed delivers them here; tests call it directly).
     func record(_ event: TrackingEvent) async {
-        await perform(book.handle(event, nowMs: clock(), now: .now))
+        await perform(book.handle(event, nowMs: clock(), now: timers.now))
     }
 
     // MARK: Start and connection
@@ -114,13 +117,14 @@ actor TrackingService {
         self.transport = transport
         connection &+= 1
         book.outbox.resetLanes()
+        if transport == nil { endDrains() }
         log.debug(transport == nil ? "Tracking offline; acks are kept" : "Tracking connected; \(book.outbox.count) acks to send")
         startLanes()
         await publishStatus()
     }
 
     /// Waits until every pending ack (events recorded so far included) was delivered, at most
-    /// `limit`; returns at once when offline.
+    /// `limit`; returns at once when offline, and as soon as the service goes offline meanwhile.
     /// Used before the connection is closed on purpose (leaving a room, stopping the daemon).
     func drain(within limit: Duration) async {
         await feed.settled()
@@ -129,9 +133,9 @@ actor TrackingService {
         nextDrainWaiter += 1
         await withTaskGroup(of: Void.self) { group in
             // Ends the wait at the limit, or at once when the caller is cancelled (the sleep then
-            // throws); after a drain that finished it finds nothing to end.
+            // returns early); after a drain that finished it finds nothing to end.
             group.addTask {
-                _ = try? await EventLoop.shared.sleep(for: limit)
+                await self.timers.sleep(for: limit) {}
                 await self.endDrain(id)
             }
             await withCheckedContinuation { drainWaiters[id] = $0 }
@@ -140,6 +144,12 @@ actor TrackingService {
     }
 
     private func endDrain(_ id: Int) { drainWaiters.removeValue(forKey: id)?.resume() }
+
+    /// Ends every `drain`: the outbox is empty, or the service is offline and it cannot empty.
+    private func endDrains() {
+        for waiter in drainWaiters.values { waiter.resume() }
+        drainWaiters.removeAll()
+    }
 
     func updateViewport(width: Int, height: Int) {
         book.context.viewportWidth = width
@@ -182,22 +192,20 @@ actor TrackingService {
             case .armRenderTimer(let target):
                 let generation = book.renderTimerArmed(at: target)
                 work.start {
-                    guard (try? await EventLoop.shared.sleep(until: target)) != nil else { return }
-                    await self.renderTimerFired(generation)
+                    await self.timers.sleep(until: target) { await self.renderTimerFired(generation) }
                 }
             case .log(let line):
                 write(line)
             case .status:
                 await publishStatus()
             case .outboxEmpty:
-                for waiter in drainWaiters.values { waiter.resume() }
-                drainWaiters.removeAll()
+                endDrains()
             }
         }
     }
 
     private func renderTimerFired(_ generation: Int) async {
-        await perform(book.renderTimerFired(generation, now: .now, nowMs: clock()))
+        await perform(book.renderTimerFired(generation, now: timers.now, nowMs: clock()))
     }
 
     private func write(_ line: TrackingLogLine) {
@@ -308,8 +316,7 @@ actor TrackingService {
         retryTimerArmed = true
         // One sleeping task at a time, and only while the store refuses writes.
         work.start {
-            guard (try? await EventLoop.shared.sleep(for: TrackingService.storeRetryInterval)) != nil else { return }
-            await self.retryFailedWrites()
+            await self.timers.sleep(for: TrackingService.storeRetryInterval) { await self.retryFailedWrites() }
         }
     }
 
@@ -354,6 +361,7 @@ actor TrackingService {
                 self.transport = nil
                 self.connection &+= 1
                 book.outbox.resetLanes()
+                endDrains()
                 await publishStatus()
                 return
             }
