@@ -19,7 +19,7 @@ final class ConnectionCore {
         case closed
     }
 
-    let loop: EventLoop
+    private let loop: EventLoop
     private let fd: Int32
     /// The box holding this core: what the closures handed to the loop capture (weakly, so that a
     /// dropped connection closes), since they may not capture the core itself.
