@@ -203,4 +203,17 @@ private actor Owner {
             return
         }
     }
+
+    @Test func aLoopOnlyMethodCalledOffTheLoopStopsTheProcess() async {
+        await #expect(processExitsWith: .failure) {
+            let connection: Connection
+            do {
+                let server = try LocalServer(serve: echo)
+                connection = try await Connection.connect(host: "127.0.0.1", port: server.port, tls: nil, timeout: .seconds(5))
+            } catch {
+                exit(EXIT_SUCCESS)  // no connection to misuse: the expectation fails
+            }
+            connection.write([1])
+        }
+    }
 }
