@@ -19,7 +19,7 @@ import Glibc
             // Reported while the backend is away: the ack waits in the store.
             _ = try await live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
             _ = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
-            #expect(try await live.status()["tracking"]?["pendingAcks"] == 1)
+            try await live.waitForPendingAcksStored(1)
         }
         try await live.player.waitForEvent("room.state", timeoutMs: 15_000) { $0["state"] == "joined" }
         #expect(try await live.waitForAck("trk-restart", "rendered")["status"] == "success")
@@ -69,7 +69,7 @@ import Glibc
             try await first.player.waitForEvent("connection.state") { $0["state"] == "reconnecting" }
             _ = try await first.player.call("overlay.attached", ["overlayId": .string(overlayId)])
             _ = try await first.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
-            #expect(try await first.status()["tracking"]?["pendingAcks"] == 1)
+            try await first.waitForPendingAcksStored(1)
             first.daemon.signal(SIGKILL)
             _ = try await first.daemon.waitForExit()
         }

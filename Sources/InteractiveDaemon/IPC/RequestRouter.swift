@@ -38,6 +38,11 @@ struct RequestRouter: Sendable {
     let version: String
     let log: Logger
 
+    /// How long `daemon.status` waits for tracking to handle the events recorded before it: a
+    /// status read after an action reflects it, and one during a flood of overlays still answers
+    /// (tracking's thread, nice +10, may then be slow to get the CPU).
+    static let statusWaitsForTracking: Duration = .milliseconds(50)
+
     /// What a handler produced.
     enum Outcome: Sendable {
         /// The typed result (a manager's result is JSON built from the typed value).
@@ -85,7 +90,7 @@ struct RequestRouter: Sendable {
             return .result(HelloResult(daemon: "interactived", version: version, protocolVersion: ipcProtocolVersion, bootId: bus.bootId,
                                        role: client.role.rawValue, capabilities: IPCMethod.allCases.map(\.rawValue).sorted()))
         case .daemonStatus:
-            await tracking?.settled()
+            await tracking?.settled(within: Self.statusWaitsForTracking)
             return .result(await bus.snapshot())
         case .daemonReload:
             switch await reloader.reload() {

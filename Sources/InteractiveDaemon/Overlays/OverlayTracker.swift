@@ -26,6 +26,6 @@ protocol OverlayTracker: Sendable {
     func keepUp() async
 
     /// Returns once every event recorded so far was handled (a status read after an action
-    /// then reflects it), or at once when the backlog is too long to wait for.
-    func settled() async
+    /// then reflects it), or at once when the backlog is too long to wait for, or after `limit`.
+    func settled(within limit: Duration?) async
 }

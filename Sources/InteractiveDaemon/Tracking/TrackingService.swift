@@ -82,7 +82,7 @@ actor TrackingService {
                 feed.backlog.count.subtract(1, ordering: .releasing)
             // Resumed once the store writes of the events before it are done too: a status read
             // that says an ack is pending may be followed by a kill -9, and the ack must survive it.
-            case .settled(let continuation): enqueue(.flushed(continuation))
+            case .settled(let waiter): enqueue(.flushed(waiter))
             }
         }
     }
@@ -238,7 +238,16 @@ actor TrackingService {
     /// A write of the tracking tables, or `flushed`: a barrier that resumes once earlier writes ran.
     private enum StoreWrite: Sendable {
         case change(TrackingWrite)
-        case flushed(CheckedContinuation<Void, Never>)
+        case flushed(SettleWaiter)
+    }
+
+    /// Changes the writer took and the store has not finished applying.
+    private var writesInFlight = 0
+
+    /// Tracking's writes not in the store yet: queued, being written, or refused by the store and
+    /// kept for a retry (`daemon.status`'s `tracking.unstoredWrites`).
+    private var unstoredWriteCount: Int {
+        queuedWrites.count { if case .change = $0 { true } else { false } } + writesInFlight + failedWrites.count
     }
 
     /// Queues a write, after the writes that failed before it; a writer task runs while writes
@@ -256,6 +265,7 @@ actor TrackingService {
     }
 
     /// Writes what is queued, everything queued at once in one transaction, until nothing is.
+    /// The barriers of a batch resume after the status says what the batch did.
     private func writeQueued() async {
         while !queuedWrites.isEmpty {
             let batch = queuedWrites
@@ -263,18 +273,13 @@ actor TrackingService {
             let changes = batch.compactMap { write -> TrackingWrite? in
                 if case .change(let change) = write { return change } else { return nil }
             }
+            writesInFlight = changes.count
             // A batch of barriers only writes nothing (an empty transaction would report the store healthy).
             let failures = changes.isEmpty ? [] : await store.apply(changes)
-            var index = 0
+            writesInFlight = 0
             var acksStored = false
             var refused: [TrackingWrite] = []
-            for write in batch {
-                guard case .change(let change) = write else {
-                    if case .flushed(let continuation) = write { continuation.resume() }
-                    continue
-                }
-                let failure = failures[index]
-                index += 1
+            for (change, failure) in zip(changes, failures) {
                 if failure != nil { refused.append(change) }
                 switch change {
                 case .ack(let ack, _, _):
@@ -294,10 +299,9 @@ actor TrackingService {
             // What was queued while this batch was written goes after its refused writes, as it
             // would have had they been known when it was queued (`enqueue`).
             if !refused.isEmpty, !queuedWrites.isEmpty { requeueFailedWrites() }
-            if acksStored || !refused.isEmpty {
-                startLanes()
-                await publishStatus()
-            }
+            if acksStored || !refused.isEmpty { startLanes() }
+            if !changes.isEmpty { await publishStatus() }
+            for case .flushed(let waiter) in batch { waiter.resume() }
         }
         writerRunning = false
         armRetryTimer()
@@ -331,7 +335,9 @@ actor TrackingService {
     /// Writes that failed are tried once more first.
     func flushStore() async {
         await feed.settled()
-        await withCheckedContinuation { enqueue(.flushed($0)) }
+        let waiter = SettleWaiter()
+        enqueue(.flushed(waiter))
+        await waiter.wait()
     }
 
     // MARK: Delivery
@@ -374,7 +380,7 @@ actor TrackingService {
     // MARK: Status and logging
 
     private func publishStatus() async {
-        await bus.setStatus("tracking", book.status(connected: transport != nil, unstoredWrites: failedWrites.count))
+        await bus.setStatus("tracking", book.status(connected: transport != nil, unstoredWrites: unstoredWriteCount))
     }
 
     private func note(_ problem: String, _ trackingId: String? = nil) {
@@ -392,8 +398,8 @@ actor TrackingService {
 struct TrackingFeed: OverlayTracker {
     enum Item: Sendable {
         case event(TrackingEvent)
-        /// Resumed once every event queued before it was handled.
-        case settled(CheckedContinuation<Void, Never>)
+        /// Resumed once every event queued before it was handled and their store writes are done.
+        case settled(SettleWaiter)
     }
 
     /// Events recorded and not handled yet.
@@ -411,21 +417,62 @@ struct TrackingFeed: OverlayTracker {
 
     /// Waits while at most `settleLimit` events are behind, so a status read after an action
     /// reflects it; a longer backlog (a flood of overlays) is not waited for: the read answers
-    /// at once with tracking figures that may trail by those events.
-    func settled() async {
+    /// at once with tracking figures that may trail by those events. With `limit`, waits that
+    /// long at most (tracking's thread may be slow to get the CPU while a flood keeps it busy).
+    func settled(within limit: Duration? = nil) async {
         let behind = backlog.count.load(ordering: .acquiring)
         guard behind > 0, behind <= Self.settleLimit else { return }
-        await withCheckedContinuation { mailbox.send(.settled($0)) }
+        let waiter = SettleWaiter()
+        mailbox.send(.settled(waiter))
+        let timer = limit.map { EventLoop.shared.schedule(after: $0) { waiter.resume() } }
+        await waiter.wait()
+        if let timer { EventLoop.shared.cancel(timer) }
     }
 
     static let settleLimit = 256
 
     func keepUp() async {
         guard backlog.count.load(ordering: .acquiring) > Self.backlogLimit else { return }
-        await withCheckedContinuation { mailbox.send(.settled($0)) }
+        let waiter = SettleWaiter()
+        mailbox.send(.settled(waiter))
+        await waiter.wait()
     }
 
     /// The backlog past which the overlay pipeline waits for tracking (`keepUp`). Measured with
     /// Benchmarks/floods.py: without it, a flood of overlays left the feed's buffer holding ~9 MB.
     static let backlogLimit = 512
+}
+
+/// A wait for tracking to reach a point (`TrackingFeed.settled`, a store flush), resumed once:
+/// by tracking, or sooner by a time limit. `resume` may come before `wait`.
+final class SettleWaiter: Sendable {
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<Void, Never>)
+        case resumed
+    }
+
+    private let state = Mutex(State.idle)
+
+    /// Suspends until `resume` was called (at once if it was already).
+    func wait(isolation: isolated (any Actor)? = #isolation) async {
+        await withCheckedContinuation(isolation: isolation) { continuation in
+            let resumed = state.withLock { state -> Bool in
+                if case .resumed = state { return true }
+                state = .waiting(continuation)
+                return false
+            }
+            if resumed { continuation.resume() }
+        }
+    }
+
+    /// Ends the wait; later calls do nothing.
+    func resume() {
+        let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state = .resumed }
+            if case .waiting(let continuation) = state { return continuation }
+            return nil
+        }
+        waiting?.resume()
+    }
 }

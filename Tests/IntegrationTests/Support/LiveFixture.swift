@@ -130,6 +130,16 @@ final class LiveFixture: @unchecked Sendable {
         return items[0]
     }
 
+    /// Waits until the daemon holds `count` pending acks, all of them in its store (what a
+    /// kill -9 cannot lose): `daemon.status` waits only so long for tracking.
+    func waitForPendingAcksStored(_ count: Int, timeoutMs: Int = 10_000) async throws {
+        var tracking: JSONValue?
+        guard try await eventually(timeoutMs: timeoutMs, everyMs: 20, {
+            tracking = try await status()["tracking"]
+            return tracking?["pendingAcks"] == .number(Double(count)) && tracking?["unstoredWrites"] == 0
+        }) else { throw TestFailure("not \(count) pending acks, all stored, after \(timeoutMs) ms: \(tracking ?? .null)") }
+    }
+
     /// Waits until the daemon holds no pending ack any more (every queued ack left for good).
     func waitForAcksDelivered(timeoutMs: Int = 10_000) async throws {
         var tracking: JSONValue?
