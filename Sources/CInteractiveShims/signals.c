@@ -9,19 +9,8 @@
 #include <unistd.h>
 
 static int signal_write_fd = -1;
-static volatile sig_atomic_t stop_signals = 0;
 
 static void on_signal(int number) {
-    // A second stop signal (SIGTERM or SIGINT) while the graceful stop runs ends the process at
-    // once, by that signal's default action.
-    if (number == SIGTERM || number == SIGINT) {
-        stop_signals += 1;
-        if (stop_signals > 1) {
-            signal(number, SIG_DFL);
-            raise(number);
-            return;
-        }
-    }
     int saved = errno;
     unsigned char byte = (unsigned char)number;
     (void)write(signal_write_fd, &byte, 1);

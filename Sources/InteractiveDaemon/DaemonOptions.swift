@@ -42,8 +42,7 @@ public struct DaemonOptions: Sendable, Equatable {
           --version               print the version and exit
           -h, --help              print this help and exit
 
-        Signals: SIGTERM/SIGINT stop gracefully (a second one during the stop ends the process at
-        once); SIGHUP reloads the configuration file (so does
+        Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file (so does
         'interactivectl reload', which waits for the outcome). Start-only keys (stateDirectory,
         maxClients, privilegedGroup, logTarget) changed in the file apply after a restart.
         Exit status: 0 stopped cleanly, 64 bad usage, 78 invalid configuration, 73 cannot create the

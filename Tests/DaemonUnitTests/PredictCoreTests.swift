@@ -59,6 +59,7 @@ import Testing
         let effects = core.handle(.offer(try Self.overlay("new", trackingId: "t-new"), room: Self.room), now: Self.t0)
         #expect(Self.cancels(effects).map(\.0) == ["t1"])
         #expect(Self.cancels(effects).map(\.1) == [.replaced])
+        #expect(effects.contains(.recallDialogs(timelineId: "p1")))
         #expect(Self.published(effects).first { $0.timelineId == "p1" }?.visible == false)
         #expect(core.buttons.count == PredictCore.maxTimelines)
         #expect(core.buttons["p1"] == nil && core.timelines["p1"] == nil)

@@ -6,6 +6,23 @@ import Testing
 /// The screen's decision core against test clocks: which overlays show, replace each other,
 /// expire and hide, the players' reports, the web bridge and the player's controls.
 @Suite struct ScreenCoreTests {
+    /// OverlayManager performs the bookkeeping after a yield to the players' writers: what the
+    /// screen, the expiry timer or the answer flow depend on must not be deferred with it (a
+    /// timer armed late could replace a later decision's; an answer flow would not know its
+    /// overlay left).
+    @Test func onlyTrackingAndLogLinesWaitForThePlayers() throws {
+        let record = OnScreenOverlay(overlayId: "o", overlay: try Self.overlay("tl"), url: "https://cdn.example/quiz.html",
+                                     shownAt: Self.nowMs, trackingId: "t")
+        let deferred: [ScreenEffect] = [.track(.shown(trackingId: "t")), .shown(record), .hidden(record, reason: .expired),
+                                        .loadFailed(record, reason: nil), .postTooLarge(timelineId: "tl", key: "k", bytes: 1),
+                                        .unknownBridgeMessage(overlayId: "o", type: "x")]
+        let first: [ScreenEffect] = [.show(record, status: []), .hide(record, reason: .expired, status: []), .controls(visible: true),
+                                     .overlayGone(overlayId: "o"), .armTimer(at: .now), .startAnswer(overlayId: "o", answer: 1),
+                                     .loadAnswered(viewer: "v", mediaId: "m")]
+        #expect(deferred.allSatisfy { $0.isBookkeeping })
+        #expect(!first.contains { $0.isBookkeeping })
+    }
+
     static let t0 = ContinuousClock.now
     static let nowMs: Int64 = 1_796_032_000_000
     static let live = RoomKey(mediaId: "m1", mode: .live)

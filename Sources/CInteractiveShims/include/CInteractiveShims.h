@@ -30,7 +30,6 @@ int interactive_notify_nonblocking(const char *state);
 
 /// Installs handlers for `signals` that write each signal's number (one byte) to a non-blocking
 /// pipe, unblocks them in the calling thread, and returns the pipe's read end (or -errno).
-/// A second SIGTERM or SIGINT is not written: it ends the process by its default action.
 int interactive_signal_pipe(const int *signals, int count);
 
 

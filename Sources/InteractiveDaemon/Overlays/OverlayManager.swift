@@ -4,7 +4,7 @@ import Runtime
 
 /// Owns what is on screen: a thin shell around `ScreenCore` (which overlays are shown, replaced,
 /// recalled, expired and hidden, the players' reports and the web bridge) that performs what it
-/// decides (events, tracking, logs, the expiry timer), in the order decided; and the answer flow,
+/// decides (events, the expiry timer, then tracking and logs: see `perform`); and the answer flow,
 /// decided by `AnswerCore` (OverlayManager+Answer.swift). `run()` owns its background work (the
 /// expiry timer, the answer flows' REST calls and confirmation deadlines).
 actor OverlayManager {
@@ -182,22 +182,23 @@ actor OverlayManager {
 
     // MARK: Effects
 
-    /// Performs one decision's effects after those of the decisions made before it: the events
-    /// the players receive first, then the rest, each group in its order.
+    /// Performs one decision's effects after those of the decisions made before it: first, in
+    /// the order decided, everything but the bookkeeping (the players' events, the expiry timer,
+    /// the answer flow); then, after a yield that lets the players' writers (woken by the publish,
+    /// queued on the loop before it) write the events, the tracking records and log lines, which
+    /// name the room the decision was made in.
     func perform(_ effects: [ScreenEffect]) async {
+        let mediaId = context?.mediaId
         let turn = turns.take()
         if turns.mustWait(turn) { await withCheckedContinuation { turns.wait(turn, $0) } }
-        // The players first: their events are published, then this task yields so that their
-        // connections' writers (woken by the publish, queued on the loop before it) write them
-        // before the daemon's own bookkeeping (tracking, log lines, timers) runs.
-        let toPlayers = effects.filter(\.reachesPlayers)
-        for effect in toPlayers { await perform(effect) }
-        if !toPlayers.isEmpty && toPlayers.count < effects.count { await Task.yield() }
-        for effect in effects where !effect.reachesPlayers { await perform(effect) }
+        for effect in effects where !effect.isBookkeeping { await perform(effect, mediaId: mediaId) }
+        if effects.contains(where: \.reachesPlayers) && effects.contains(where: \.isBookkeeping) { await Task.yield() }
+        for effect in effects where effect.isBookkeeping { await perform(effect, mediaId: mediaId) }
         turns.finish()?.resume()
     }
 
-    private func perform(_ effect: ScreenEffect) async {
+    /// `mediaId`: the room's media when the effect was decided, for log lines.
+    private func perform(_ effect: ScreenEffect, mediaId: String?) async {
         switch effect {
         case .show(let record, let status):
             await bus.publish(record.showEvent, section: "overlays", status: status)
@@ -239,14 +240,16 @@ actor OverlayManager {
             }
         case .keptOffScreen(let overlay, let room, let reason):
             log.info("Overlay kept off screen (\(overlay.timelineId), media \(room.mediaId)): \(reason)",
-                     fields(overlay).merging(["INTERACTIVE_MEDIA_ID": room.mediaId]) { $1 })
+                     fields(overlay, mediaId: room.mediaId))
         case .shown(let record):
-            log.info("Overlay \(record.overlayId) shown (\(logDetail(record.overlay)))", fields(record), id: .overlayShown)
+            log.info("Overlay \(record.overlayId) shown (\(logDetail(record.overlay, mediaId: mediaId)))", fields(record, mediaId: mediaId),
+                     id: .overlayShown)
         case .hidden(let record, let reason):
-            log.info("Overlay \(record.overlayId) hidden (\(logDetail(record.overlay))): \(reason.rawValue)", fields(record))
+            log.info("Overlay \(record.overlayId) hidden (\(logDetail(record.overlay, mediaId: mediaId))): \(reason.rawValue)",
+                     fields(record, mediaId: mediaId))
         case .loadFailed(let record, let reason):
-            log.warning("Overlay \(record.overlayId) failed to load (\(logDetail(record.overlay))): \(reason ?? "no reason given")",
-                        fields(record))
+            log.warning("Overlay \(record.overlayId) failed to load (\(logDetail(record.overlay, mediaId: mediaId))): "
+                        + (reason ?? "no reason given"), fields(record, mediaId: mediaId))
         case .postTooLarge(let timelineId, let key, let bytes):
             log.warning("Not posting \(key) for timeline \(timelineId): its data takes \(bytes) bytes (at most \(OnScreenOverlay.rawLimit))",
                         ["INTERACTIVE_TIMELINE_ID": timelineId])
@@ -259,18 +262,23 @@ actor OverlayManager {
 
     /// What log messages say about an overlay after its id: "quiz-1-2, media m1" (its timeline
     /// and the room's media), as in "Overlay ov-1a2b3c-4 shown (quiz-1-2, media m1)".
-    func logDetail(_ overlay: IncomingOverlay) -> String {
-        context.map { "\(overlay.timelineId), media \($0.mediaId)" } ?? overlay.timelineId
+    func logDetail(_ overlay: IncomingOverlay) -> String { logDetail(overlay, mediaId: context?.mediaId) }
+
+    private func logDetail(_ overlay: IncomingOverlay, mediaId: String?) -> String {
+        mediaId.map { "\(overlay.timelineId), media \($0)" } ?? overlay.timelineId
     }
 
-    func fields(_ overlay: IncomingOverlay) -> [String: String] {
+    /// The journal fields of an overlay of the current room.
+    func fields(_ overlay: IncomingOverlay) -> [String: String] { fields(overlay, mediaId: context?.mediaId) }
+
+    private func fields(_ overlay: IncomingOverlay, mediaId: String?) -> [String: String] {
         var fields = ["INTERACTIVE_TIMELINE_ID": overlay.timelineId]
         if let trackingId = overlay.trackingId { fields["INTERACTIVE_TRACKING_ID"] = trackingId }
-        if let mediaId = context?.mediaId { fields["INTERACTIVE_MEDIA_ID"] = mediaId }
+        if let mediaId { fields["INTERACTIVE_MEDIA_ID"] = mediaId }
         return fields
     }
 
-    private func fields(_ record: OnScreenOverlay) -> [String: String] {
-        fields(record.overlay).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 }
+    private func fields(_ record: OnScreenOverlay, mediaId: String?) -> [String: String] {
+        fields(record.overlay, mediaId: mediaId).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 }
     }
 }

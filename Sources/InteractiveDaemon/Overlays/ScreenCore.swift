@@ -45,12 +45,21 @@ enum ScreenEffect: Sendable, Equatable {
     case postTooLarge(timelineId: String, key: String, bytes: Int)
     case unknownBridgeMessage(overlayId: String, type: String)
 
-    /// An event the players receive; the other effects are the daemon's own bookkeeping.
+    /// An event the players receive.
     var reachesPlayers: Bool {
         switch self {
         case .show, .hide, .reveal, .controls, .post, .link: return true
         case .track, .overlayGone, .startAnswer, .loadAnswered, .armTimer, .keptOffScreen, .shown, .hidden, .loadFailed,
              .postTooLarge, .unknownBridgeMessage: return false
+        }
+    }
+
+    /// A tracking record or a log line: changes nothing the screen, the timers or the answer flow
+    /// depend on, so it may wait until the players' events are written.
+    var isBookkeeping: Bool {
+        switch self {
+        case .track, .keptOffScreen, .shown, .hidden, .loadFailed, .postTooLarge, .unknownBridgeMessage: return true
+        case .show, .hide, .reveal, .controls, .post, .link, .overlayGone, .startAnswer, .loadAnswered, .armTimer: return false
         }
     }
 }

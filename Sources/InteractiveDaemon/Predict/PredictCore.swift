@@ -77,8 +77,9 @@ struct PredictCore: Sendable {
     /// The most result writes kept waiting for the store (one per timeline).
     static let maxWaitingSaves = 256
     /// The most timelines (overlays and buttons) known in a room; past it the one heard of
-    /// least recently goes: its button disappears and its tracking session is cancelled
-    /// (`replaced_by_new_overlay`). A backend cannot make the daemon hold more.
+    /// least recently goes: its button disappears, a dialog of it still open closes, and its
+    /// tracking session is cancelled (`replaced_by_new_overlay`). A backend cannot make the
+    /// daemon hold more.
     static let maxTimelines = 128
 
     private var tenant: String?
@@ -247,6 +248,7 @@ struct PredictCore: Sendable {
         fades[oldest] = nil
         if let overlay = timelines.removeValue(forKey: oldest), let room {
             effects.append(.cancelTracking(overlay, room: room, reason: .replaced))
+            effects.append(.recallDialogs(timelineId: oldest))
         }
         if var button = buttons.removeValue(forKey: oldest) {
             effects.append(.status(sortedButtons))

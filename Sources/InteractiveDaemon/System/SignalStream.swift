@@ -16,7 +16,6 @@ public enum ProcessSignal: Int32, Sendable {
 /// A `sigaction` handler writes each signal to a pipe that the event loop watches. Unlike
 /// signalfd (and dispatch signal sources on Linux), this works whatever signal mask the
 /// daemon inherited, as long as one thread accepts the signal: the calling thread unblocks them.
-/// A second stop signal (SIGTERM or SIGINT) does not reach the stream: it ends the process at once.
 public enum SignalStream {
     /// Why the signals cannot be watched (the daemon then refuses to start: it could not be stopped).
     public struct SetupError: Error, CustomStringConvertible {
