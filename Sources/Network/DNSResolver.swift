@@ -1,5 +1,4 @@
-import Dispatch
-import Synchronization
+import Runtime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,34 +28,13 @@ package struct SocketAddress: Sendable, Equatable {
 }
 
 /// Host name resolution. An IP literal is converted at once; a name is looked up with getaddrinfo
-/// on a Dispatch queue (its worker thread ends when idle), so that the blocking call never holds
-/// the event loop or a thread of Swift's cooperative pool.
+/// as a `BlockingCall`, so that it never holds the event loop or a thread of Swift's cooperative pool.
 package enum DNSResolver {
-    private static let queue = DispatchQueue(label: "interactived.dns", attributes: .concurrent)
-
     /// IPv4 and IPv6 addresses of `host`, in the order getaddrinfo prefers. Cancellation returns
     /// at once with `CancellationError`; the lookup still finishes in the background.
     package static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
         if let literal = numericAddress(host: host, port: port) { return [literal] }
-        // The continuation is taken out under the lock and resumed outside it: resuming takes the
-        // task's own lock, which cancellation holds while it calls `onCancel`.
-        let slot = Mutex<CheckedContinuation<[SocketAddress], any Error>?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[SocketAddress], any Error>) in
-                slot.withLock { $0 = continuation }
-                if Task.isCancelled {
-                    // `onCancel` ran before the continuation was stored.
-                    slot.withLock { taken in defer { taken = nil }; return taken }?.resume(throwing: CancellationError())
-                    return
-                }
-                queue.async {
-                    let result = Result { try lookup(host: host, port: port) }
-                    slot.withLock { taken in defer { taken = nil }; return taken }?.resume(with: result)
-                }
-            }
-        } onCancel: {
-            slot.withLock { taken in defer { taken = nil }; return taken }?.resume(throwing: CancellationError())
-        }
+        return try await BlockingCall.run { try lookup(host: host, port: port) }
     }
 
     private static func lookup(host: String, port: Int) throws -> [SocketAddress] {
