@@ -2,7 +2,7 @@
 import Testing
 
 /// How long a status read waits for tracking: until tracking reached the point, or the limit.
-@Suite struct SettleTests {
+@Suite(.timeLimit(.minutes(1))) struct SettleTests {
     @Test func aWaiterResumedBeforeItWaitsReturnsAtOnce() async {
         let waiter = SettleWaiter()
         waiter.resume()
@@ -19,8 +19,7 @@ import Testing
 
     /// Tracking's feed is never handled here (the service does not run): the bounded wait ends
     /// at its limit; unbounded, it would not end and the suite's time limit would fail the test.
-    @Test(.timeLimit(.minutes(1)))
-    func aBoundedSettleEndsAtItsLimitWhenTrackingDoesNotAnswer() async throws {
+    @Test func aBoundedSettleEndsAtItsLimitWhenTrackingDoesNotAnswer() async throws {
         let harness = try TrackingHarness()
         let service = TrackingService(store: harness.store, bus: harness.bus, log: harness.log, deviceId: "device-1",
                                       context: ClientContextBase(sdkVersion: "9.9.9", os: "Debian GNU/Linux 12"))

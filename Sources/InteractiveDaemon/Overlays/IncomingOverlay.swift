@@ -43,6 +43,12 @@ struct IncomingOverlay: Sendable, Equatable {
     /// tracking state (a thousand finished sessions included) by them.
     static let maxIdBytes = 256
 
+    /// A backend id (string or number) of at most `maxIdBytes`; nil otherwise.
+    static func id(_ value: JSONValue?) -> String? {
+        guard let id = value?.idString, id.utf8.count <= maxIdBytes else { return nil }
+        return id
+    }
+
     /// nil when the payload has no timeline id (nothing can be shown or tracked without it), or
     /// when its timeline or tracking id is longer than `maxIdBytes`.
     init?(payload: JSONValue) {
@@ -52,10 +58,10 @@ struct IncomingOverlay: Sendable, Equatable {
         } else {
             overlay = payload
         }
-        guard case .object = overlay, let timelineId = overlay["timelineId"]?.idString,
-              timelineId.utf8.count <= Self.maxIdBytes else { return nil }
-        let trackingId = (payload["_trackingId"] ?? overlay["_trackingId"])?.idString
-        if let trackingId, trackingId.utf8.count > Self.maxIdBytes { return nil }
+        guard case .object = overlay, let timelineId = Self.id(overlay["timelineId"]) else { return nil }
+        let trackingValue = payload["_trackingId"] ?? overlay["_trackingId"]
+        let trackingId = Self.id(trackingValue)
+        if trackingValue?.idString != nil && trackingId == nil { return nil }
         self.timelineId = timelineId
         self.trackingId = trackingId
         kind = OverlayKind(typeTimeline: overlay["typeTimeline"]?.lenientDouble.flatMap { Int(exactly: $0) })

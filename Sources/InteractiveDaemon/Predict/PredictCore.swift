@@ -32,9 +32,7 @@ enum PredictInput: Sendable, Equatable {
         /// nil without a timeline id (or with one over `IncomingOverlay.maxIdBytes`). Image URLs a
         /// player may not load are left out.
         init?(_ payload: JSONValue) {
-            guard let timelineId = payload["timelineId"]?.idString, timelineId.utf8.count <= IncomingOverlay.maxIdBytes else {
-                return nil
-            }
+            guard let timelineId = IncomingOverlay.id(payload["timelineId"]) else { return nil }
             self.timelineId = timelineId
             kind = OverlayKind(typeTimeline: payload["typeTimeline"]?.lenientDouble.flatMap { Int(exactly: $0) })
             imageIdle = payload["imageIdle"]?.stringValue.flatMap(PredictCore.loadableImage)
