@@ -1,4 +1,5 @@
 import JSONValue
+import Network
 
 /// One Socket.IO connection to one namespace — WebSocket, Engine.IO and Socket.IO stacked — as
 /// a value with no I/O: bytes and the time in, actions out.
@@ -96,7 +97,7 @@ struct SocketIOConnectionMachine {
         var pairs: [(String, String)] = [("EIO", String(version.rawValue)), ("transport", "websocket")]
         pairs += query.filter { $0.0 != "EIO" && $0.0 != "transport" }
         let extra = origin.query.map { $0.isEmpty ? "" : "&" + $0 } ?? ""
-        target.query = QueryEncoding.encode(pairs) + extra
+        target.query = PercentEncoding.query(pairs) + extra
         return try webSocket.upgradeRequest(endpoint: target, headers: headers)
     }
 

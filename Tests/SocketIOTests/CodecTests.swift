@@ -23,10 +23,6 @@ import Testing
     func invalidURLs(url: String) {
         #expect(throws: SocketIOError.invalidURL(url)) { try Endpoint(parsing: url) }
     }
-
-    @Test func queryEncoding() {
-        #expect(QueryEncoding.encode([("token", "a b/c+é"), ("EIO", "4")]) == "token=a%20b%2Fc%2B%C3%A9&EIO=4")
-    }
 }
 
 @Suite struct EngineIOCodecTests {

@@ -1,6 +1,7 @@
 import HTTP
 import IPCProtocol
 import JSONValue
+import Network
 
 /// Why a REST call gave no usable answer.
 enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -127,38 +128,10 @@ struct BackendAPI: Sendable, Equatable {
     }
 }
 
-/// Percent-encoding for URL parts the daemon builds.
+/// URLs the daemon builds: parts encoded (`PercentEncoding`), and parameters added to a query.
 enum URLText {
-    static func pathSegment(_ text: String) -> String { encode(text) }
-    static func queryValue(_ text: String) -> String { encode(text) }
-
-    private static func encode(_ text: String) -> String {
-        var out: [UInt8] = []
-        appendEncoded(text, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Percent-encodes every byte of `text` but the unreserved ones (RFC 3986 §2.3).
-    private static func appendEncoded(_ text: String, to out: inout [UInt8]) {
-        let hexDigits = Array("0123456789ABCDEF".utf8)
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                out.append(byte)
-            } else {
-                out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
-            }
-        }
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
-    }
+    static func pathSegment(_ text: String) -> String { PercentEncoding.encode(text) }
+    static func queryValue(_ text: String) -> String { PercentEncoding.encode(text) }
 
     /// `url` with `parameters` added to its query (before any fragment).
     static func appendingQuery(_ url: String, _ parameters: [(String, String)]) -> String {
@@ -172,12 +145,7 @@ enum URLText {
         } else if let last = base.last, last != UInt8(ascii: "?"), last != UInt8(ascii: "&") {
             out.append(UInt8(ascii: "&"))
         }
-        for (index, (name, value)) in parameters.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: "&")) }
-            appendEncoded(name, to: &out)
-            out.append(UInt8(ascii: "="))
-            appendEncoded(value, to: &out)
-        }
+        PercentEncoding.appendQuery(parameters, to: &out)
         out += bytes[fragmentStart...]
         return String(decoding: out, as: UTF8.self)
     }
