@@ -165,10 +165,7 @@ public enum Daemon {
             .init("overlays", overlays),
             .init("predict", predict),
             .init("playback", playback),
-            .init("local API", FunctionService { shutdown in
-                // Its tasks (one per client) prefer the loop, so requests and replies take no thread hop.
-                await withTaskExecutorPreference(EventLoop.shared.taskExecutor) { await shutdown.cancelling { await server.run() } }
-            }),
+            .init("local API", FunctionService { shutdown in await shutdown.cancelling { await server.run() } }),
             .init("room", rooms),
             .init("memory release", FunctionService { shutdown in await shutdown.cancelling { await MemoryRelease.run() } }),
             .init("signals", FunctionService { shutdown in

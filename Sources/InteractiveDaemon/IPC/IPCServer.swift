@@ -15,8 +15,14 @@ struct IPCServer: Sendable {
     let subscriberQueueLimit: Int
     let log: Logger
 
-    /// Accepts until cancelled; then every connection is closed.
+    /// Accepts until cancelled; then every connection is closed. Its tasks (one per client)
+    /// run on the event loop whoever calls it: requests and replies take no thread hop, and the
+    /// clients read into the loop's one read buffer.
     func run() async {
+        await withTaskExecutorPreference(EventLoop.shared.taskExecutor) { await serve() }
+    }
+
+    private func serve() async {
         let watched: WatchedDescriptor
         do {
             watched = try await WatchedDescriptor.watch(listener.fd)
