@@ -88,18 +88,10 @@ public enum Daemon {
             log.warning("The bookkeeping thread could not be started at a lower priority (setpriority denied?); "
                         + "tracking and the store compete with the display path as equals")
         }
-        let tracking = TrackingService(
-            store: store, bus: bus, log: log, deviceId: deviceId,
-            context: ClientContextBase(deviceClass: settings.deviceClass, viewportWidth: settings.viewportWidth,
-                                       viewportHeight: settings.viewportHeight))
+        let managers = await DaemonManagers.assemble(store: store, bus: bus, config: config, deviceId: deviceId, log: log)
+        let (tracking, overlays, predict, playback, rooms) =
+            (managers.tracking, managers.overlays, managers.predict, managers.playback, managers.rooms)
         await tracking.recoverAfterRestart()
-        let overlays = OverlayManager(bus: bus, store: store, log: log)
-        await overlays.setTracker(tracking.feed)
-        let predict = PredictManager(bus: bus, store: store, overlays: overlays, log: log)
-        let playback = await PlaybackManager(bus: bus, log: log, settings: { await config.settings })
-        let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, predict: predict,
-                                         tracking: tracking, settings: settings, playback: playback)
-        await config.observe { updated in await rooms.settingsChanged(updated) }
         if settings.insecureTLS {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }

@@ -29,16 +29,9 @@ struct InProcessDaemon {
         let config = await ConfigStore(layers: layers, filePath: stateDirectory + "/absent-config.json", store: store,
                                        bus: bus, log: log)
         let settings = await config.settings
-        let tracking = TrackingService(store: store, bus: bus, log: log, deviceId: "ipc-bench",
-                                       context: ClientContextBase(deviceClass: settings.deviceClass,
-                                                                  viewportWidth: settings.viewportWidth,
-                                                                  viewportHeight: settings.viewportHeight))
-        let overlays = OverlayManager(bus: bus, store: store, log: log)
-        await overlays.setTracker(tracking.feed)
-        let predict = PredictManager(bus: bus, store: store, overlays: overlays, log: log)
-        let playback = await PlaybackManager(bus: bus, log: log, settings: { await config.settings })
-        let rooms = await RoomController(bus: bus, log: log, store: store, overlays: overlays, predict: predict,
-                                         tracking: tracking, settings: settings, playback: playback)
+        let managers = await DaemonManagers.assemble(store: store, bus: bus, config: config, deviceId: "ipc-bench", log: log)
+        let (tracking, overlays, predict, playback, rooms) =
+            (managers.tracking, managers.overlays, managers.predict, managers.playback, managers.rooms)
         let roles = RolePolicy(daemonUID: geteuid(), privilegedGroup: settings.privilegedGroup)
         let listener = try UnixListener.bind(path: socketPath)
         let reloader = ConfigReloader(config: config, bus: bus, notifier: ServiceNotifier())
