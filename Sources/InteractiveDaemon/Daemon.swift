@@ -181,7 +181,11 @@ public enum Daemon {
         let group = ServiceGroup(services, gracePeriod: shutdownGracePeriod) { _ in
             alarm(UInt32(shutdownDeadline.components.seconds))
         }
-        let outcome = await group.run(until: ShutdownSignal())
+        // The services' tasks prefer the loop: their nonisolated steps run there, instead of
+        // waking a thread of the cooperative pool (README, Threads).
+        let outcome = await withTaskExecutorPreference(EventLoop.shared.taskExecutor) {
+            await group.run(until: ShutdownSignal())
+        }
         alarm(0)
         for failure in outcome.failures { log.error("The \(failure.name) service failed: \(failure.error)") }
         if let first = outcome.endedFirst, first != "signals" { log.error("The \(first) service ended on its own; stopping") }

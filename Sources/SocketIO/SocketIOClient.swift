@@ -205,8 +205,9 @@ public actor SocketIOClient {
     /// An attempt: reads the credentials, opens TCP (and TLS), and reports to the machine.
     private func open(epoch: Int, endpoint: Endpoint) {
         // Unstructured: the attempt runs while the actor goes on serving emits, acks and timers;
-        // it is the client's one task, kept in `opening` and cancelled by `abortTransport`.
-        opening = Task { await self.attempt(epoch: epoch, endpoint: endpoint) }
+        // it is the client's one task, kept in `opening` and cancelled by `abortTransport`. It
+        // prefers the loop, so that its nonisolated steps do not wake the cooperative pool.
+        opening = Task(executorPreference: ioExecutor) { await self.attempt(epoch: epoch, endpoint: endpoint) }
     }
 
     private func attempt(epoch: Int, endpoint: Endpoint) async {

@@ -219,4 +219,41 @@ import Testing
         #expect(niceByName["interactived.ev"] == 0)
         #expect(niceByName["interactived.io"] == nil, "the local API runs on the event loop, not a reactor of its own")
     }
+
+    /// Context switches so far of the threads that are neither the event loop nor the bookkeeping
+    /// thread nor the main thread: the cooperative pool's and Dispatch's (from
+    /// /proc/PID/task/TID/status).
+    private func poolSwitches(of pid: Int32) throws -> Int {
+        var total = 0
+        for tid in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") where tid != "\(pid)" {
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/status", encoding: .utf8)
+            let fields = Dictionary(status.split(separator: "\n").compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }, uniquingKeysWith: { first, _ in first })
+            guard let name = fields["Name"], name != "interactived.ev", name != "interactived.bk" else { continue }
+            total += Int(fields["voluntary_ctxt_switches"] ?? "") ?? 0
+            total += Int(fields["nonvoluntary_ctxt_switches"] ?? "") ?? 0
+        }
+        return total
+    }
+
+    /// Every task of the daemon prefers the event loop: a backend event, its overlay and its
+    /// tracking never pass through a thread of the cooperative pool (each pass costs two thread
+    /// hand-offs on the display path; an unstructured task that did not prefer the loop made
+    /// about three per overlay).
+    @Test func overlaysReachPlayersWithoutWakingThePool() async throws {
+        let live = try await LiveFixture()
+        let pid = live.daemon.process.processIdentifier
+        _ = try await live.show(live.backend.quiz("tl-pool-warm"), trackingId: "trk-pool-warm")
+        try await live.waitForAcksDelivered()
+        let before = try poolSwitches(of: pid)
+        let overlays = 40
+        for number in 0..<overlays {
+            _ = try await live.show(live.backend.quiz("tl-pool-\(number)"), trackingId: "trk-pool-\(number)")
+        }
+        try await live.waitForAcksDelivered()
+        let switches = try poolSwitches(of: pid) - before
+        #expect(switches < overlays / 2, "\(switches) context switches of the pool's threads for \(overlays) overlays")
+    }
 }

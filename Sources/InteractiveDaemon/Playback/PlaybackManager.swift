@@ -111,10 +111,11 @@ actor PlaybackManager {
         let service = self.service
         let log = self.log
         // Unstructured: the request outlives the method call that caused it; the task is kept
-        // in `requests` and cancelled when the core stops awaiting its reply.
-        requests[request.id] = Task {
+        // in `requests` and cancelled when the core stops awaiting its reply. It prefers the
+        // loop (the HTTP client's own), as every task of the daemon does.
+        requests[request.id] = Task(executorPreference: EventLoop.shared.taskExecutor) {
             let result = await service.fetchTickets(request, from: endpoint)
-            self.requestEnded(request.id)
+            await self.requestEnded(request.id)
             guard !Task.isCancelled else { return }
             if let failure = Self.failure(result) {
                 log.warning("Play request failed: \(failure)", Self.episodeFields(request.episode))

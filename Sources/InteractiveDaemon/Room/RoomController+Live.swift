@@ -1,5 +1,6 @@
 import IPCProtocol
 import JSONValue
+import Runtime
 import SocketIO
 
 /// Live mode: the Socket.IO connection, join-room, and what the server sends.
@@ -73,10 +74,14 @@ extension RoomController {
         socketSettings = wanted
         if wanted.tls.insecure { log.warning("insecureTLS is on: the backend's certificate is not verified (development only)") }
         // Unstructured: these two live as long as this connection, not the service, and
-        // `closeSocket` cancels them when the connection is replaced or closed.
+        // `closeSocket` cancels them when the connection is replaced or closed. They prefer the
+        // loop, as the service's child tasks do (an unstructured task inherits no preference):
+        // otherwise their nonisolated steps (`Task.yield()`, `TrackingFeed.keepUp()`) would run on
+        // the cooperative pool, two thread hand-offs per backend event on the display path.
+        let loop = EventLoop.shared.taskExecutor
         socketTasks = [
-            Task { await self.followStates(of: client, generation: generation) },
-            Task { await self.followEvents(of: client, generation: generation) },
+            Task(executorPreference: loop) { await self.followStates(of: client, generation: generation) },
+            Task(executorPreference: loop) { await self.followEvents(of: client, generation: generation) },
         ]
         work.start { await client.connect() }
     }
