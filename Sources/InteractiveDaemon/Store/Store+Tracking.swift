@@ -54,7 +54,7 @@ extension Store {
         switch write {
         case .ack(let ack, let sessionState, let updated):
             try database.query("INSERT OR IGNORE INTO pending_acks (tracking_id, stage, payload, created) VALUES (?, ?, ?, ?)",
-                               [.text(ack.trackingId), .text(ack.stage.rawValue), .text(ack.payload.jsonText),
+                               [.text(ack.trackingId), .text(ack.stage.rawValue), .text(ack.payloadText),
                                 .integer(ack.created)])
             try writeTrackingSession(ack.trackingId, state: sessionState, at: updated)
         case .session(let trackingId, let state, let updated):

@@ -14,7 +14,7 @@ public struct AckOutbox: Sendable {
         init(ack: PendingAck, stored: Bool) {
             self.ack = ack
             self.stored = stored
-            size = ack.payload.serialized().count
+            size = ack.payloadText.utf8.count
         }
     }
 

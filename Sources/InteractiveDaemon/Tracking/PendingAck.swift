@@ -6,6 +6,8 @@ public struct PendingAck: Sendable, Equatable {
     package let stage: TrackingStage
     /// The whole `emit-ack` payload, built when the stage was decided.
     let payload: JSONValue
+    /// `payload` as JSON text, serialized once: the store keeps it and the outbox counts its bytes.
+    let payloadText: String
     /// When it was queued (ms since the epoch).
     let created: Int64
 
@@ -14,6 +16,7 @@ public struct PendingAck: Sendable, Equatable {
         self.trackingId = trackingId
         self.stage = stage
         self.payload = payload
+        self.payloadText = payload.jsonText
         self.created = created
     }
 
