@@ -167,27 +167,66 @@ private struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        if let value = exactValue(ofNumberIn: start..<index) { return value }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
         return value
     }
+
+    /// The value of a number without an exponent and with at most 15 digits, computed without
+    /// going through text: its digits as an integer are exact in a `Double`, and so is a power
+    /// of ten up to 10^22, so one division rounds correctly (Clinger's fast path). Nil otherwise.
+    func exactValue(ofNumberIn range: Range<Int>) -> Double? {
+        var digits: Int64 = 0
+        var digitCount = 0
+        var fractionDigits = 0
+        var inFraction = false
+        var negative = false
+        for position in range {
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "-"): negative = true
+            case UInt8(ascii: "."): inFraction = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digitCount += 1
+                guard digitCount <= 15 else { return nil }
+                digits = digits * 10 + Int64(byte - UInt8(ascii: "0"))
+                if inFraction { fractionDigits += 1 }
+            default: return nil  // an exponent
+            }
+        }
+        let magnitude = Double(digits) / Self.powersOfTen[fractionDigits]
+        return negative ? -magnitude : magnitude
+    }
+
+    /// 10^0 … 10^15, each exact in a `Double`.
+    static let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. ASCII text needs no UTF-8 validation (the generic
+        // `String(validating:)` costs about a thousand instructions per string).
+        var allASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                guard let text = String(validating: slice, as: UTF8.self) else {
-                    throw JSONParseError(offset: start, reason: "string is not valid UTF-8")
+                let text: String
+                if allASCII {
+                    text = String(decoding: slice, as: UTF8.self)
+                } else {
+                    guard let valid = String(validating: slice, as: UTF8.self) else {
+                        throw JSONParseError(offset: start, reason: "string is not valid UTF-8")
+                    }
+                    text = valid
                 }
                 index += 1
                 return text
             }
+            if byte >= 0x80 { allASCII = false }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in string") }
             index += 1

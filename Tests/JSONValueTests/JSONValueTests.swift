@@ -27,9 +27,35 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
     }
 
-    @Test func rejectsInvalidUTF8InStrings() {
+    /// Numbers of up to 15 digits without an exponent are computed from their digits; the value
+    /// must be the one the text gives (`Double(String)`), to the bit, as it is for every other number.
+    @Test func numbersAreTheValuesTheirTextGives() throws {
+        var texts = ["0", "-0", "7", "-7", "0.1", "0.3", "-12.250", "1764523456789.123", "123456789012345",
+                     "-123456789012345", "999999999999999", "0.000000000000001", "1234567890123456", "12345678901234567890",
+                     "1.5e3", "2E-2", "0.1234567890123456789", "9007199254740993", "4.35", "1.005", "33.3"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let integer = String(UInt64.random(in: 0..<1_000_000_000_000, using: &generator))
+            let fraction = String(UInt64.random(in: 0..<1_000_000, using: &generator))
+            texts.append((Bool.random(using: &generator) ? "-" : "") + integer + "." + fraction)
+        }
+        for text in texts {
+            let parsed = try JSONValue.parse(text)
+            let expected = try #require(Double(text))
+            guard case .number(let value) = parsed else {
+                Issue.record("\(text) is not a number: \(parsed)")
+                continue
+            }
+            #expect(value.bitPattern == expected.bitPattern, "\(text): \(value) ≠ \(expected)")
+        }
+    }
+
+    @Test func rejectsInvalidUTF8InStrings() throws {
         let bytes: [UInt8] = [0x22, 0x61, 0xFF, 0xFE, 0x22]
         #expect(throws: JSONParseError.self) { try JSONValue.parse(bytes) }
+        // After ASCII, and as a member name (the ASCII-only path must not take these).
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(#"{"abc"#.utf8) + [0xC3] + Array(#"":1}"#.utf8)) }
+        #expect(try JSONValue.parse(Array(#"{"caf"#.utf8) + [0xC3, 0xA9] + Array(#"":"ok"}"#.utf8))["café"] == "ok")
     }
 
     @Test func limitsNesting() {
