@@ -35,6 +35,13 @@ import Testing
     @Test func longValuesAreCut() {
         let long = String(repeating: "x", count: 500)
         #expect(ServiceStatusLine.clean(long).count == ServiceStatusLine.valueLimit)
+        #expect(ServiceStatusLine.clean(String(repeating: "x", count: ServiceStatusLine.valueLimit)).count == ServiceStatusLine.valueLimit)
+    }
+
+    @Test func controlCharactersBecomeSpaces() {
+        #expect(ServiceStatusLine.clean("ov-1 plain") == "ov-1 plain")
+        #expect(ServiceStatusLine.clean("a\nb\tc\u{7F}d") == "a b c d")
+        #expect(ServiceStatusLine.clean("café\u{85}x") == "café x")
     }
 
     @Test func theBusTellsEachChangeOfTheLineOnce() async {

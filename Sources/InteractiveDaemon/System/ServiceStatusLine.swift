@@ -47,6 +47,9 @@ enum ServiceStatusLine {
 
     /// One line: control characters become spaces, and the text is cut at `valueLimit`.
     static func clean(_ text: String) -> String {
+        // Printable ASCII short enough (an overlay id: the line changes with each overlay shown)
+        // is the line as it is, without a look at each scalar's general category.
+        if text.utf8.count <= valueLimit, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var flat = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
         if flat.count > valueLimit { flat = String(flat.prefix(valueLimit - 1)) + "…" }
         return flat
