@@ -136,14 +136,36 @@ public struct Logger: Sendable {
         return vectors.withUnsafeBufferPointer(body)
     }
 
+    /// `TIME PRIORITY message name=value name="value with spaces"`, built as bytes: the daemon
+    /// writes a line or two per overlay, on the event loop.
     private func writeLine(_ priority: LogPriority, _ message: String, _ fields: [String: String]) {
-        var line = "\(Timestamp.rfc3339(Timestamp.nowMs())) \(priority.label) \(message)"
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: Timestamp.rfc3339(Timestamp.nowMs()).utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: priority.label.utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: message.utf8)
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-            let name = key.hasPrefix("INTERACTIVE_") ? String(key.dropFirst("INTERACTIVE_".count)).lowercased() : key.lowercased()
-            line += value.contains(" ") ? " \(name)=\"\(value)\"" : " \(name)=\(value)"
+            line.append(UInt8(ascii: " "))
+            Self.appendFieldName(key, to: &line)
+            line.append(UInt8(ascii: "="))
+            let quoted = value.utf8.contains(UInt8(ascii: " "))
+            if quoted { line.append(UInt8(ascii: "\"")) }
+            line.append(contentsOf: value.utf8)
+            if quoted { line.append(UInt8(ascii: "\"")) }
         }
-        line += "\n"
-        _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+        line.append(UInt8(ascii: "\n"))
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// A journal field's name as a stderr line shows it: lower case, without our `INTERACTIVE_`
+    /// prefix (`INTERACTIVE_OVERLAY_ID` → `overlay_id`). Journal field names are ASCII.
+    static func appendFieldName(_ key: String, to line: inout [UInt8]) {
+        let prefix = "INTERACTIVE_".utf8
+        var name = key.utf8[...]
+        if name.starts(with: prefix) { name = name.dropFirst(prefix.count) }
+        for byte in name { line.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte) }
     }
 
     /// True when `$JOURNAL_STREAM` (`device:inode`) names the file stderr is connected to.
