@@ -11,6 +11,47 @@ extension JSONValue {
     /// The compact JSON text of this value.
     public var jsonText: String { String(decoding: serialized(), as: UTF8.self) }
 
+    /// How many bytes `serialized()` returns, counted without writing them (a size check on the
+    /// display path need not build the text).
+    public var serializedByteCount: Int {
+        switch self {
+        case .null: return 4
+        case .bool(let b): return b ? 4 : 5
+        case .number(let n):
+            guard n.isFinite else { return 4 }
+            if n.rounded() == n, abs(n) <= 9_007_199_254_740_992 {
+                var magnitude = Int64(n).magnitude
+                var count = n < 0 ? 2 : 1
+                while magnitude >= 10 {
+                    magnitude /= 10
+                    count += 1
+                }
+                return count
+            }
+            return "\(n)".utf8.count
+        case .string(let s): return JSONValue.stringLiteralByteCount(s)
+        case .array(let elements):
+            return elements.reduce(2 + max(0, elements.count - 1)) { $0 + $1.serializedByteCount }
+        case .object(let members):
+            return members.reduce(2 + max(0, members.count - 1)) { total, member in
+                total + JSONValue.stringLiteralByteCount(member.key) + 1 + member.value.serializedByteCount
+            }
+        }
+    }
+
+    /// The bytes `writeString` writes for `s`: the quotes, and each escape's length.
+    static func stringLiteralByteCount(_ s: String) -> Int {
+        var count = 2
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09: count += 2
+            case 0..<0x20: count += 6
+            default: count += 1
+            }
+        }
+        return count
+    }
+
     /// Appends the compact JSON text of this value to `out`.
     public func write(to out: inout [UInt8]) {
         switch self {

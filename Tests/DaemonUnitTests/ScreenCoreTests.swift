@@ -23,6 +23,23 @@ import Testing
         #expect(!first.contains { $0.isBookkeeping })
     }
 
+    /// `overlay.show` carries the backend's payload up to `rawLimit` bytes of JSON; past it,
+    /// `raw` is null and `rawOmittedBytes` says how large it was.
+    @Test func aLargeRawPayloadIsLeftOutOfOverlayShow() throws {
+        func show(withFiller filler: Int) throws -> OverlayShow {
+            var members = try Self.overlay("tl").raw.objectValue ?? [:]
+            members["filler"] = .string(String(repeating: "x", count: filler))
+            let overlay = try #require(IncomingOverlay(payload: .object(members)))
+            return OnScreenOverlay(overlayId: "o", overlay: overlay, url: "https://cdn.example/quiz.html", shownAt: Self.nowMs,
+                                   trackingId: nil).showEvent
+        }
+        let base = try Self.overlay("tl").raw.serialized().count + #","filler":"""#.utf8.count
+        let fits = try show(withFiller: OnScreenOverlay.rawLimit - base)
+        #expect(fits.raw.serialized().count == OnScreenOverlay.rawLimit && fits.rawOmittedBytes == nil)
+        let over = try show(withFiller: OnScreenOverlay.rawLimit - base + 1)
+        #expect(over.raw == .null && over.rawOmittedBytes == OnScreenOverlay.rawLimit + 1)
+    }
+
     static let t0 = ContinuousClock.now
     static let nowMs: Int64 = 1_796_032_000_000
     static let live = RoomKey(mediaId: "m1", mode: .live)

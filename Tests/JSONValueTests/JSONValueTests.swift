@@ -19,6 +19,18 @@ import Testing
         #expect(JSONValue.string("q\"b\\n\n").jsonText == #""q\"b\\n\n""#)
     }
 
+    @Test func serializedByteCountIsTheSerializedLength() throws {
+        var values: [JSONValue] = [
+            nil, true, false, 0, -0.0, 7, -7, 10, 99, 100, -1000, 1764400000000, -9007199254740992, 9007199254740993,
+            0.5, -2.25, 1e300, .number(.infinity), .number(.nan), "", "plain", "q\"b\\n\n\r\t", "\u{1}\u{1F}\u{7F}", "é😀",
+            [], [:], [1, [2, [3]], ["k": nil]], ["b": 1, "a": "x", "": [:]],
+        ]
+        values.append(try JSONValue.parse(#"{"data":{"timelineId":"t-1","url":"http://x/q.html?id=t-1","position":{"alignment":3},"sentAt":1764523456789.123,"targets":["all"],"traceLock":false}}"#))
+        for value in values {
+            #expect(value.serializedByteCount == value.serialized().count, "\(value)")
+        }
+    }
+
     @Test(arguments: [
         "", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "-", "\"abc", "\"\\x\"", "\"\\ud800\"", "[1] x", "{\"a\":1,}",
         "\"tab\there\"", "NaN", "1e999",

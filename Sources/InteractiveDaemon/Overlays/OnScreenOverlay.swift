@@ -30,7 +30,7 @@ struct OnScreenOverlay: Sendable, Equatable {
     var showEvent: OverlayShow {
         var event = OverlayShow(overlayId: overlayId, timelineId: timelineId, kind: kind.rawValue, url: url, placement: placement,
                                 durationSec: overlay.durationSec, raw: overlay.raw)
-        let rawBytes = overlay.raw.serialized().count
+        let rawBytes = overlay.raw.serializedByteCount
         if rawBytes > Self.rawLimit {
             event.raw = .null
             event.rawOmittedBytes = rawBytes
