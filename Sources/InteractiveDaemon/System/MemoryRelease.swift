@@ -16,11 +16,14 @@ enum MemoryRelease {
     }
 
     /// Until cancelled: every `checkInterval`, trims when more than `idleFreeBytes` of the heap
-    /// are free (after a burst; an idle daemon's heap has little free and is left alone).
+    /// are free (after a burst; an idle daemon's heap has little free and is left alone). The
+    /// trim walks the heap, so it runs as a `BlockingCall`, not on the event loop its task prefers.
     static func run() async {
         while !Task.isCancelled {
             do { try await EventLoop.shared.sleep(for: checkInterval) } catch { return }
-            if interactive_free_heap_bytes() > idleFreeBytes { giveBack() }
+            if interactive_free_heap_bytes() > idleFreeBytes {
+                do { try await BlockingCall.run { giveBack() } } catch { return }
+            }
         }
     }
 }
