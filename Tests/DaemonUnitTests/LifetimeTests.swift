@@ -79,6 +79,18 @@ import Testing
         #expect(turns.mustWait(third))
     }
 
+    /// A turn that must wait may reach `wait` only after the batch before it finished (its task
+    /// was suspended on the way, as an executor switch does): it goes at once, not never.
+    @Test(.timeLimit(.minutes(1))) func aTurnWhoseWaitComesAfterTheFinishGoesAtOnce() async {
+        var turns = EffectTurns()
+        let first = turns.take()
+        let second = turns.take()
+        #expect(!turns.mustWait(first) && turns.mustWait(second))
+        #expect(turns.finish() == nil)  // the first finishes before the second registers
+        await withCheckedContinuation { turns.wait(second, $0) }  // returns: resumed at once
+        #expect(turns.finish() == nil)
+    }
+
     /// A shell that performs batches of effects; a batch may suspend (as a publish to another actor does).
     actor Shell {
         private var turns = EffectTurns()

@@ -17,9 +17,15 @@ struct EffectTurns {
     /// Whether `turn` must wait for earlier batches.
     func mustWait(_ turn: Int) -> Bool { turn != serving }
 
-    /// `turn` waits: resumed by the `finish` of the batch before it.
+    /// `turn` waits: resumed by the `finish` of the batch before it, or at once when that
+    /// `finish` came first (the waiting task may have been suspended between `mustWait` and this
+    /// call: an executor switch on the way into `withCheckedContinuation`).
     mutating func wait(_ turn: Int, _ waiter: CheckedContinuation<Void, Never>) {
-        waiters[turn] = waiter
+        if turn == serving {
+            waiter.resume()
+        } else {
+            waiters[turn] = waiter
+        }
     }
 
     /// The batch being served was performed: returns the waiter of the next one to resume, if it waits.
