@@ -163,7 +163,11 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             for item in batch {
                 switch item {
                 case .block(let block): block()
-                case .actorJob(let job): job.runSynchronously(on: serial)
+                // With the loop as the task executor too: the daemon's tasks prefer it, and the
+                // runtime switches executors (queues the task again, a window for reentrancy) on
+                // every call between actors of the loop when the running job's task executor is
+                // not the one the task prefers.
+                case .actorJob(let job): job.runSynchronously(isolatedTo: serial, taskExecutor: tasks)
                 case .taskJob(let job): job.runSynchronously(on: tasks)
                 }
             }
