@@ -49,7 +49,9 @@ struct ClientConnection: Sendable {
         context.queue.close()
         await watched.stopWatching()
         close(fd)
-        if context.queue.peakBytes > MemoryRelease.threshold { MemoryRelease.giveBack() }
+        // The trim walks the heap: a BlockingCall, not on the loop. Cancelled (the daemon stops):
+        // the trim still runs, unawaited.
+        if context.queue.peakBytes > MemoryRelease.threshold { try? await BlockingCall.run { MemoryRelease.giveBack() } }
         log.debug("Client disconnected", clientFields)
     }
 

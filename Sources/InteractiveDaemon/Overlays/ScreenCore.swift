@@ -298,7 +298,7 @@ struct ScreenCore: Sendable {
     /// Posts the backend's `data` into the timeline's overlays; data over `OnScreenOverlay.rawLimit`
     /// bytes is not forwarded (the shell warns), so every event and the replay ring stay small.
     func post(timelineId: String, key: String, data: JSONValue, into effects: inout [ScreenEffect]) {
-        let size = data.serialized().count
+        let size = data.serializedByteCount
         guard size <= OnScreenOverlay.rawLimit else {
             effects.append(.postTooLarge(timelineId: timelineId, key: key, bytes: size))
             return

@@ -109,23 +109,24 @@ actor PlaybackManager {
         }
         log.info("Requesting play tickets", fields(request.episode))
         let service = self.service
-        let log = self.log
         // Unstructured: the request outlives the method call that caused it; the task is kept
         // in `requests` and cancelled when the core stops awaiting its reply. It prefers the
-        // loop (the HTTP client's own), as every task of the daemon does.
+        // loop (the HTTP client's own), as every task of the daemon does; its closure is not
+        // isolated to this actor, so what follows the reply is one isolated call.
         requests[request.id] = Task(executorPreference: EventLoop.shared.taskExecutor) {
             let result = await service.fetchTickets(request, from: endpoint)
-            await self.requestEnded(request.id)
-            guard !Task.isCancelled else { return }
-            if let failure = Self.failure(result) {
-                log.warning("Play request failed: \(failure)", Self.episodeFields(request.episode))
-            }
-            await self.fetched(request.id, result)
+            await self.requestFinished(request, result)
         }
     }
 
-    private func requestEnded(_ requestId: Int) {
-        requests[requestId] = nil
+    /// A play request's reply (or failure): handed to the core unless the request was cancelled.
+    private func requestFinished(_ request: PlayRequest, _ result: PlayFetchResult) async {
+        requests[request.id] = nil
+        guard !Task.isCancelled else { return }
+        if let failure = Self.failure(result) {
+            log.warning("Play request failed: \(failure)", Self.episodeFields(request.episode))
+        }
+        await fetched(request.id, result)
     }
 
     /// Cancels every play request in flight (the daemon stops).

@@ -17,7 +17,9 @@ enum MemoryRelease {
 
     /// Until cancelled: every `checkInterval`, trims when more than `idleFreeBytes` of the heap
     /// are free (after a burst; an idle daemon's heap has little free and is left alone). The
-    /// trim walks the heap, so it runs as a `BlockingCall`, not on the event loop its task prefers.
+    /// trim walks the heap, so it runs as a `BlockingCall`, not on the event loop its task prefers;
+    /// the check (`mallinfo2`, a walk of the free lists' heads) stays on the loop, so that an idle
+    /// daemon wakes no other thread.
     static func run() async {
         while !Task.isCancelled {
             do { try await EventLoop.shared.sleep(for: checkInterval) } catch { return }
