@@ -64,8 +64,7 @@ extension OverlayManager {
             }
         case .armTimer(let deadline):
             work.start { [weak self] in
-                guard (try? await EventLoop.shared.sleep(until: deadline)) != nil else { return }
-                await self?.answerTimerFired()
+                await EventLoop.shared.sleep(until: deadline) { [weak self] in await self?.answerTimerFired() }
             }
         case .askConfirmation(let event):
             await bus.publish(event)

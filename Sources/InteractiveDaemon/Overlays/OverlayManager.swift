@@ -235,8 +235,7 @@ actor OverlayManager {
         case .armTimer(let target):
             let generation = core.timerArmed(at: target)
             work.start { [weak self] in
-                guard (try? await EventLoop.shared.sleep(until: target)) != nil else { return }
-                await self?.expiryTimerFired(generation)
+                await EventLoop.shared.sleep(until: target) { [weak self] in await self?.expiryTimerFired(generation) }
             }
         case .keptOffScreen(let overlay, let room, let reason):
             log.info("Overlay kept off screen (\(overlay.timelineId), media \(room.mediaId)): \(reason)",

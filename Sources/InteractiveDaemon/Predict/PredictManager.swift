@@ -143,8 +143,7 @@ actor PredictManager {
         guard let deadline else { return }
         let generation = timerGeneration
         work.start { [weak self] in
-            guard (try? await EventLoop.shared.sleep(until: deadline)) != nil else { return }
-            await self?.timerFired(generation)
+            await EventLoop.shared.sleep(until: deadline) { [weak self] in await self?.timerFired(generation) }
         }
     }
 }

@@ -211,8 +211,7 @@ actor RoomController {
         await withTaskGroup(of: Void.self) { group in
             if let timeoutMs {
                 group.addTask {
-                    guard (try? await EventLoop.shared.sleep(for: .milliseconds(timeoutMs))) != nil else { return }
-                    await self.wakeWaiter(id)
+                    await EventLoop.shared.sleep(for: .milliseconds(timeoutMs)) { await self.wakeWaiter(id) }
                 }
             }
             await withCheckedContinuation { joinWaiters[id] = $0 }

@@ -422,20 +422,24 @@ struct TrackingFeed: OverlayTracker {
     func settled(within limit: Duration? = nil) async {
         let behind = backlog.count.load(ordering: .acquiring)
         guard behind > 0, behind <= Self.settleLimit else { return }
-        let waiter = SettleWaiter()
-        mailbox.send(.settled(waiter))
-        let timer = limit.map { EventLoop.shared.schedule(after: $0) { waiter.resume() } }
-        await waiter.wait()
-        if let timer { EventLoop.shared.cancel(timer) }
+        await waitUntilHandled(within: limit)
     }
 
     static let settleLimit = 256
 
     func keepUp() async {
         guard backlog.count.load(ordering: .acquiring) > Self.backlogLimit else { return }
+        await waitUntilHandled(within: nil)
+    }
+
+    /// Waits until tracking handled the events queued so far and stored what they wrote, at most
+    /// `limit` (nil: without a limit).
+    private func waitUntilHandled(within limit: Duration?) async {
         let waiter = SettleWaiter()
         mailbox.send(.settled(waiter))
+        let timer = limit.map { EventLoop.shared.schedule(after: $0) { waiter.resume() } }
         await waiter.wait()
+        if let timer { EventLoop.shared.cancel(timer) }
     }
 
     /// The backlog past which the overlay pipeline waits for tracking (`keepUp`). Measured with
