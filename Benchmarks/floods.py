@@ -173,7 +173,7 @@ async def phase(name, daemon, path, work, results):
     await asyncio.gather(*tasks)
     await asyncio.sleep(1.5)
     after = rss_kib(daemon.pid)
-    if getattr(daemon, "profile_started", None) is not None:
+    if daemon.profile_started is not None:
         print(f"  heap-mark {name} {(time.monotonic() - daemon.profile_started) * 1000:.0f} ms", flush=True)
     results.append((name, time.perf_counter() - started, probe, max(samples or [0]), after))
     print(f"  {name:12s} p50 {percentile(probe.latencies, 0.5):7.2f} ms  p99 {percentile(probe.latencies, 0.99):7.2f} ms"

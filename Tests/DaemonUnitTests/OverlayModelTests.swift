@@ -29,7 +29,7 @@ import Testing
         #expect(IncomingOverlay(payload: ["url": "x"]) == nil)
     }
 
-    /// `_emitTimestamp` comes from the backend: only whole milliseconds from 0 to 2^53 are kept.
+    /// Timeline and tracking ids key the daemon's state: longer than 256 bytes, no overlay.
     @Test func idsLongerThan256BytesMakeNoOverlay() {
         let longest = String(repeating: "é", count: 128)  // 256 bytes
         #expect(IncomingOverlay(payload: ["timelineId": .string(longest), "_trackingId": .string(longest)]) != nil)
@@ -37,6 +37,7 @@ import Testing
         #expect(IncomingOverlay(payload: ["data": ["timelineId": "t1"], "_trackingId": .string(longest + "x")]) == nil)
     }
 
+    /// `_emitTimestamp` comes from the backend: only whole milliseconds from 0 to 2^53 are kept.
     @Test func implausibleEmitTimestampsAreIgnored() throws {
         for value: JSONValue in [-9223372036854775808, -1, 1e300, 2.5e16, "x"] {
             let parsed = try #require(IncomingOverlay(payload: ["data": overlay, "_trackingId": "t1", "_emitTimestamp": value]))

@@ -66,7 +66,7 @@ private func endOfLoopTurn() async {
     await withCheckedContinuation { continuation in EventLoop.shared.execute { continuation.resume() } }
 }
 
-/// Collects what a sink was given (the sink is called synchronously on the bus).
+/// Collects what a sink was given (the bus calls it at the end of the loop's turn: `endOfLoopTurn`).
 private final class LineRecorder: @unchecked Sendable {
     private var lines: [String] = []
     private let lock = NSLock()

@@ -96,6 +96,7 @@ import Testing
         await service.setTransport(nil)
         // The held emit ends with `notConnected`; a lane of a replaced connection changes nothing.
         await first.drop()
+        await first.waitForReturns(1)
         #expect(try await harness.storedAcks().map(\.stage) == [.received, .rendered])
         #expect(await harness.status()?["delivered"] == 0)
 

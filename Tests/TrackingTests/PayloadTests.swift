@@ -3,7 +3,7 @@ import JSONValue
 import Testing
 
 /// Payload shapes and latencies, with fixed timestamps: the clock reads 10 000 ms.
-@Suite struct PayloadTests {
+@Suite(.timeLimit(.minutes(1))) struct PayloadTests {
     private let base: [String: JSONValue] = [
         "profile": "overlay.legacyIframe", "transportMode": "legacyIframe", "sdkVersion": "9.9.9",
         "platform": "linux", "os": "Debian GNU/Linux 12", "deviceClass": "settopbox",

@@ -125,6 +125,7 @@ actor FakeTransport: AckTransport {
     private(set) var timeouts: [Duration] = []
     private var held: [CheckedContinuation<AckDelivery, Never>] = []
     private nonisolated let emits = CountWaiters()
+    private nonisolated let returns = CountWaiters()
 
     init(_ behaviour: Behaviour = .ack) { self.behaviour = behaviour }
 
@@ -132,6 +133,7 @@ actor FakeTransport: AckTransport {
         emitted.append(payload)
         timeouts.append(timeout)
         emits.add(1)
+        defer { returns.add(1) }
         switch behaviour {
         case .ack:
             return .acked
@@ -149,6 +151,11 @@ actor FakeTransport: AckTransport {
     func drop() {
         for continuation in held { continuation.resume(returning: .notConnected) }
         held.removeAll()
+    }
+
+    /// Returns once `count` emits returned their outcome (or the test's time limit cancelled the wait).
+    func waitForReturns(_ count: Int) async {
+        await returns.wait(until: count)
     }
 
     /// The emits so far, once there are `count` of them (or the test's time limit cancelled the wait).

@@ -133,20 +133,24 @@ final class LiveFixture: @unchecked Sendable {
     /// Waits until the daemon holds `count` pending acks, all of them in its store (what a
     /// kill -9 cannot lose): `daemon.status` waits only so long for tracking.
     func waitForPendingAcksStored(_ count: Int, timeoutMs: Int = 10_000) async throws {
-        var tracking: JSONValue?
-        guard try await eventually(timeoutMs: timeoutMs, everyMs: 20, {
-            tracking = try await status()["tracking"]
-            return tracking?["pendingAcks"] == .number(Double(count)) && tracking?["unstoredWrites"] == 0
-        }) else { throw TestFailure("not \(count) pending acks, all stored, after \(timeoutMs) ms: \(tracking ?? .null)") }
+        try await waitForTracking("not \(count) pending acks, all stored", timeoutMs: timeoutMs, everyMs: 20) {
+            $0?["pendingAcks"] == .number(Double(count)) && $0?["unstoredWrites"] == 0
+        }
     }
 
     /// Waits until the daemon holds no pending ack any more (every queued ack left for good).
     func waitForAcksDelivered(timeoutMs: Int = 10_000) async throws {
+        try await waitForTracking("acks still pending", timeoutMs: timeoutMs, everyMs: 50) { $0?["pendingAcks"] == 0 }
+    }
+
+    /// Polls `daemon.status`'s `tracking` until `done` holds; else fails with `failure` and what it last said.
+    private func waitForTracking(_ failure: String, timeoutMs: Int, everyMs: Int,
+                                 until done: @escaping (JSONValue?) -> Bool) async throws {
         var tracking: JSONValue?
-        guard try await eventually(timeoutMs: timeoutMs, everyMs: 50, {
+        guard try await eventually(timeoutMs: timeoutMs, everyMs: everyMs, {
             tracking = try await status()["tracking"]
-            return tracking?["pendingAcks"] == 0
-        }) else { throw TestFailure("acks still pending after \(timeoutMs) ms: \(tracking ?? .null)") }
+            return done(tracking)
+        }) else { throw TestFailure("\(failure) after \(timeoutMs) ms: \(tracking ?? .null)") }
     }
 }
 
