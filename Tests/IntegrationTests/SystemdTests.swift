@@ -105,6 +105,7 @@ import Glibc
     @Test func journaldGetsStructuredFieldsAndNoSecrets() async throws {
         let journal = try await Journald.ensureRunning()
         _ = journal
+        let start = Date()
         let daemon = try await DaemonProcess(arguments: ["--log-target", "journal"])
         let client = try await daemon.client()
         let bootId = try #require(try await client.call("daemon.hello", ["client": "j", "protocol": 1])["bootId"]?.stringValue)
@@ -114,7 +115,7 @@ import Glibc
         _ = try await client.nextLine(timeoutMs: 5000)
         #expect(try await daemon.stop() == 0)
 
-        let entries = try await Journald.entries(matching: "SYSLOG_IDENTIFIER=interactived", until: { entries in
+        let entries = try await Journald.entries(matching: "SYSLOG_IDENTIFIER=interactived", since: start, until: { entries in
             entries.contains { $0["MESSAGE"]?.stringValue?.hasPrefix("Stopping") == true && $0["_PID"]?.stringValue == String(daemon.process.processIdentifier) }
         })
         let ours = entries.filter { $0["_PID"]?.stringValue == String(daemon.process.processIdentifier) }
@@ -133,6 +134,7 @@ extension SystemdTests {
     /// the message catalog.
     @Test func theJournalExplains() async throws {
         _ = try await Journald.ensureRunning()
+        let start = Date()
         let fixture = try await LiveFixture(viewer: .alice, arguments: ["--log-target", "journal"])
         let pid = String(fixture.daemon.process.processIdentifier)
         let overlayId = try await fixture.showLoaded(fixture.backend.quiz("quiz-journal"))
@@ -142,7 +144,7 @@ extension SystemdTests {
         #expect(try await fixture.daemon.ctl(["config", "set", "tenant", "x"], prefix: nobody).status == 77)
         #expect(try await fixture.daemon.stop() == 0)
 
-        let ours = try await Journald.entries(matching: "_PID=\(pid)") { entries in
+        let ours = try await Journald.entries(matching: "_PID=\(pid)", since: start) { entries in
             entries.contains { $0["MESSAGE"]?.stringValue?.hasPrefix("Stopping") == true }
         }
         // MESSAGE_IDs (docs/journal.md): the tests run the binaries, they do not link the daemon.
@@ -209,12 +211,18 @@ enum Journald {
     }
 
     /// Journal entries matching `match`, polled (bounded) until `until` holds.
-    static func entries(matching match: String, until: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
+    /// The entries matching `match` written since `start` (a match on `_PID` alone would also find
+    /// an earlier process's: the journal outlives test runs, and process ids are reused), once
+    /// `until` holds for them; bounded.
+    static func entries(matching match: String, since start: Date, until: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(10))
+        let startMicroseconds = UInt64(start.timeIntervalSince1970 * 1_000_000)
         while true {
             let result = try await runCommand(["/usr/bin/journalctl", "--no-pager", "-o", "json", match])
-            let entries = result.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+            let entries = result.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }.filter {
+                ($0["__REALTIME_TIMESTAMP"]?.stringValue).flatMap { UInt64($0) }.map { $0 >= startMicroseconds } ?? false
+            }
             if until(entries) { return entries }
             guard clock.now < deadline else { throw TestFailure("journal entries never matched; got \(entries.count)") }
             try await Task.sleep(for: .milliseconds(100))
