@@ -8,14 +8,20 @@ let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
 ]
 
+/// Every target's nonisolated `async` functions run on their caller's actor (SE-0461): code on the
+/// event loop that calls one (a REST call's helper, a store wrapper) stays on the loop instead of
+/// taking a thread of Swift's cooperative pool and back.
+let callerIsolation: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "interactived",
     platforms: [.macOS(.v14)],
     products: [
         // The asynchronous client library for players (docs/players.md).
         .library(name: "InteractiveClient", targets: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
-        // Libraries the fuzz targets (Fuzz/, a separate package) depend on.
+        // Libraries the fuzz targets (Fuzz/) and the benchmarks (Benchmarks/), separate packages, depend on.
         .library(name: "JSONValue", targets: ["JSONValue"]),
+        .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "IPCProtocol", targets: ["IPCProtocol"]),
         .library(name: "SocketIO", targets: ["SocketIO"]),
         .library(name: "HTTP", targets: ["HTTP"]),
@@ -28,7 +34,9 @@ let package = Package(
         .target(name: "CRuntimeShims"),
         // The event loop (epoll, timers; the executor of every loop-pinned actor), the
         // bookkeeping executor, withTimeout and the service group.
-        .target(name: "Runtime", dependencies: ["CRuntimeShims"]),
+        .target(name: "Runtime", dependencies: ["CRuntimeShims"], swiftSettings: callerIsolation),
+        // A timer scheduler whose clock a test moves by hand (test targets only).
+        .target(name: "RuntimeTesting", dependencies: ["Runtime"]),
         // The local API: JSON-RPC 2.0 over JSON lines. Shared by the daemon, interactivectl and clients.
         .target(name: "IPCProtocol", dependencies: ["JSONValue"]),
         // The asynchronous client of the local API: calls, and an event stream that reconnects.
@@ -43,15 +51,17 @@ let package = Package(
         // C wrappers for the OpenSSL macros Swift cannot call.
         .target(name: "CNetworkShims", dependencies: ["COpenSSL"]),
         // TCP connections, optionally under TLS, on the event loop; name resolution.
-        .target(name: "Network", dependencies: ["Runtime", "COpenSSL", "CNetworkShims"]),
+        .target(name: "Network", dependencies: ["Runtime", "COpenSSL", "CNetworkShims"], swiftSettings: callerIsolation),
         // WebSocket → Engine.IO → Socket.IO client over Network; no dependency on the daemon.
-        .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime"]),
+        .target(name: "SocketIO", dependencies: ["JSONValue", "Network", "Runtime"], swiftSettings: callerIsolation),
         // HTTP/1.1 client for the REST calls: a pure request/response machine and a client on the event loop.
-        .target(name: "HTTP", dependencies: ["Runtime", "Network"]),
+        .target(name: "HTTP", dependencies: ["Runtime", "Network"], swiftSettings: callerIsolation),
         // The daemon: every actor and the IPC server, as a library so tests can import it.
         .target(
             name: "InteractiveDaemon",
-            dependencies: ["IPCProtocol", "JSONValue", "Runtime", "Network", "SocketIO", "HTTP", "CSystemd", "CSQLite", "CInteractiveShims"]
+            dependencies: ["IPCProtocol", "JSONValue", "Runtime", "Network", "SocketIO", "HTTP", "CSystemd", "CSQLite", "CInteractiveShims",
+                           "VoiceMediaProtocol"],
+            swiftSettings: callerIsolation
         ),
         .executableTarget(name: "interactived", dependencies: ["InteractiveDaemon"], linkerSettings: daemonLinkerSettings),
         // Writes manual pages in roff; interactivectl's and the daemon's pages are made with it.
@@ -61,16 +71,32 @@ let package = Package(
         .executableTarget(name: "interactived-manpages", dependencies: ["InteractiveDaemon", "ManPage"]),
         // `ws-echo URL`: echoes every WebSocket message back until the peer closes.
         .executableTarget(name: "ws-echo", dependencies: ["SocketIO"]),
+        // The daemon <-> media process protocol (JSON lines over a socket pair): messages and codec.
+        .target(name: "VoiceMediaProtocol", dependencies: ["JSONValue"]),
+        // GStreamer 1.22 and its SDP library from Debian (gstreamer-sdp-1.0 requires gstreamer-1.0).
+        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-sdp-1.0",
+                       providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        // The few gst_webrtc_* declarations the media process needs (no libgstreamer-plugins-bad1.0-dev:
+        // it pulls ~825 MB), GType and structure helpers Swift cannot reach through macros; links the
+        // runtime libgstwebrtc from libgstreamer-plugins-bad1.0-0.
+        .target(name: "CGStreamerShims", dependencies: ["CGStreamer"],
+                linkerSettings: [.linkedLibrary(":libgstwebrtc-1.0.so.0")]),
+        // `interactived-voice --control-fd 3`: the media process of a voice room (webrtcbin; VOICE-MEDIA-PROTOCOL).
+        .executableTarget(name: "interactived-voice",
+                          dependencies: ["VoiceMediaProtocol", "JSONValue", "Runtime", "CGStreamer", "CGStreamerShims", "CInteractiveShims"]),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Runtime"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
-        .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
+        .testTarget(name: "VoiceMediaProtocolTests", dependencies: ["VoiceMediaProtocol", "JSONValue"]),
+        // The media process's pure parts, and the real binary against Janus and aiortc peers (tools/voice).
+        .testTarget(name: "VoiceMediaTests", dependencies: ["interactived-voice", "VoiceMediaProtocol", "JSONValue"]),
+        .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue", "RuntimeTesting", "VoiceMediaProtocol"]),
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
         .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "Runtime", "ws-echo"], exclude: ["Peers"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Runtime", "Network", "JSONValue"], exclude: ["Peers"]),
-        .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue"]),
+        .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue", "RuntimeTesting"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
         .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "Runtime", "interactived", "interactivectl",
                                                              "interactived-manpages"]),

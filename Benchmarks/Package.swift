@@ -18,11 +18,17 @@ let package = Package(
         .executableTarget(name: "ipc-bench", dependencies: [
             "CEpoll",
             .product(name: "InteractiveDaemon", package: interactived),
+            .product(name: "Runtime", package: interactived),
             .product(name: "IPCProtocol", package: interactived),
             .product(name: "JSONValue", package: interactived),
         ]),
+        // The memory and time of reading a REST reply as a tree and part by part (Benchmarks/README.md, json-bench).
+        // <malloc.h> (malloc_trim), which Swift's Glibc module does not export.
+        .systemLibrary(name: "CMalloc"),
+        .executableTarget(name: "json-bench", dependencies: ["CMalloc", .product(name: "JSONValue", package: interactived)]),
         // Throughput, latency and RSS of the Socket.IO client against a local sender (Benchmarks/socketio).
         .executableTarget(name: "sio-bench", dependencies: [
+            .product(name: "Runtime", package: interactived),
             .product(name: "SocketIO", package: interactived),
             .product(name: "JSONValue", package: interactived),
         ]),

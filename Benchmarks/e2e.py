@@ -21,113 +21,22 @@ of sustained steps from the first. A step where the sender itself reached less t
 asked rate is sender-limited: the ramp stops there and the figures are lower bounds.
 """
 import argparse
-import json
 import os
-import select
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+from benchlib import procfs
+from benchlib.children import CommandChild, http_json, start_until_line, stop
+from benchlib.daemon import Daemon
+from benchlib.stats import median, mib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def log(text):
     print(text, flush=True)
-
-
-def proc_status(pid):
-    fields = {}
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                key, _, value = line.partition(":")
-                parts = value.split()
-                if len(parts) == 2 and parts[1] == "kB":
-                    fields[key] = int(parts[0])
-    except OSError:
-        pass
-    return fields
-
-
-def cpu_seconds(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-def mib(kib):
-    return f"{kib / 1024:.1f} MiB"
-
-
-class LineChild:
-    """A child that answers one JSON line per command on stdin."""
-
-    def __init__(self, name, argv, cwd=None, env=None):
-        self.name = name
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd, env=env,
-                                     text=True, bufsize=1)
-
-    def expect(self, word, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if line.startswith(word):
-                return line.strip()
-        raise RuntimeError(f"{self.name}: no {word} within {timeout} s (exit {self.proc.poll()})")
-
-    def ask(self, command, timeout=10):
-        self.proc.stdin.write(command + "\n")
-        self.proc.stdin.flush()
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            raise RuntimeError(f"{self.name}: no answer to {command!r}")
-        return json.loads(self.proc.stdout.readline())
-
-    def stop(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.flush()
-                self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-
-
-def http_json(url, body=None, timeout=120):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as reply:
-        return json.loads(reply.read())
-
-
-def rpc(sock_file, method, params, request_id):
-    sock_file.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}) + "\n")
-    sock_file.flush()
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        line = sock_file.readline()
-        if not line:
-            raise RuntimeError("daemon closed the control connection")
-        message = json.loads(line)
-        if message.get("id") == request_id:
-            if "error" in message:
-                raise RuntimeError(f"{method}: {message['error']}")
-            return message["result"]
-    raise RuntimeError(f"{method}: no reply")
 
 
 def main():
@@ -156,48 +65,23 @@ def main():
     daemon = None
     try:
         # The sender.
-        sender = subprocess.Popen([args.python, os.path.join(HERE, "e2e_sender.py"), "--port", "0"],
-                                  stdout=subprocess.PIPE, text=True)
+        sender, line = start_until_line([args.python, os.path.join(HERE, "e2e_sender.py"), "--port", "0"], "READY", 20)
         children.append(sender)
-        ready, _, _ = select.select([sender.stdout], [], [], 20)
-        line = sender.stdout.readline() if ready else ""
-        if not line.startswith("READY"):
-            raise RuntimeError(f"sender did not start: {line!r}")
         port = int(line.split()[1])
         base = f"http://127.0.0.1:{port}"
 
-        # The daemon, with a NOTIFY_SOCKET of our own.
-        notify_path = os.path.join(work, "notify.sock")
-        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        notify.bind(notify_path)
-        socket_path = os.path.join(work, "d.sock")
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("LISTEN_FDS", "LISTEN_PID", "JOURNAL_STREAM", "WATCHDOG_USEC", "WATCHDOG_PID",
-                            "INTERACTIVED_SOCKET")}
-        env["NOTIFY_SOCKET"] = notify_path
-        env["INTERACTIVED_CONFIG"] = os.path.join(work, "absent-config.json")
-        daemon_argv = [args.daemon, "--socket-url", base, "--api-url", base, "--tenant", "bench", "--os", "linuxstb",
-                       "--socket", socket_path, "--state-directory", os.path.join(work, "state"),
-                       "--log-target", "stderr"]
-        stderr_file = open(os.path.join(work, "daemon.stderr"), "w")
-        daemon = subprocess.Popen(daemon_argv, stderr=stderr_file, stdout=subprocess.DEVNULL, env=env)
-        notify.settimeout(10)
-        while b"READY=1" not in notify.recv(4096):
-            pass
-
-        # Join with a control client; keep it connected.
-        control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        control.connect(socket_path)
-        control_file = control.makefile("rw")
-        joined = rpc(control_file, "room.join", {"mediaId": "bench"}, 1)
+        # The daemon, with a NOTIFY_SOCKET of our own; joined by a control client kept connected.
+        daemon = Daemon(args.daemon, os.path.join(work, "daemon"), base)
+        control = daemon.connect()
+        joined = control.call("room.join", {"mediaId": "bench"})
         if joined.get("state") != "joined":
             raise RuntimeError(f"room.join: {joined}")
 
-        subscriber = LineChild("subscriber", [args.ipc_bench, "subscribe", "--socket", socket_path])
+        subscriber = CommandChild("subscriber", [args.ipc_bench, "subscribe", "--socket", daemon.socket_path])
         children.append(subscriber)
         subscriber.expect("READY", 10)
-        pyclient = LineChild("python client", [args.python, os.path.join(HERE, "e2e_pyclient.py"), "--url", base]
-                             + (["--ack"] if args.python_acks else []))
+        pyclient = CommandChild("python client", [args.python, os.path.join(HERE, "e2e_pyclient.py"), "--url", base]
+                                + (["--ack"] if args.python_acks else []))
         children.append(pyclient)
         pyclient.expect("READY", 20)
         state = http_json(base + "/bench/state")
@@ -210,9 +94,9 @@ def main():
 
         # Idle RSS, joined.
         time.sleep(args.idle_seconds)
-        daemon_idle = proc_status(daemon.pid)
-        py_idle = proc_status(pyclient.proc.pid)
-        sub_idle = proc_status(subscriber.proc.pid)
+        daemon_idle = procfs.status(daemon.pid)
+        py_idle = procfs.status(pyclient.proc.pid)
+        sub_idle = procfs.status(subscriber.proc.pid)
         log(f"rss joined and idle ({args.idle_seconds:.0f} s after join): daemon VmRSS {mib(daemon_idle.get('VmRSS', 0))} "
             f"(RssAnon {mib(daemon_idle.get('RssAnon', 0))}, RssFile {mib(daemon_idle.get('RssFile', 0))}); "
             f"python-socketio client {mib(py_idle.get('VmRSS', 0))}; ipc-bench subscriber {mib(sub_idle.get('VmRSS', 0))}")
@@ -223,7 +107,7 @@ def main():
                 "subscriber": subscriber.proc.pid}
 
         def step(tag, rate, seconds):
-            cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            cpu_before = {name: procfs.cpu_seconds(pid) for name, pid in pids.items()}
             started = time.monotonic()
             result = http_json(base + "/bench/run", {"room": "bench", "rate": rate, "seconds": seconds, "tag": tag,
                                                      "tracked": bool(args.tracked), "duration": args.duration}, timeout=seconds * 4 + 30)
@@ -236,7 +120,7 @@ def main():
                     break
                 time.sleep(0.1)
             elapsed = time.monotonic() - started
-            cpu = {name: (cpu_seconds(pid) - cpu_before[name]) / elapsed * 100 for name, pid in pids.items()}
+            cpu = {name: (procfs.cpu_seconds(pid) - cpu_before[name]) / elapsed * 100 for name, pid in pids.items()}
             return result, daemon_report, py_report, cpu
 
         def verdicts(result, report, lagged_before, lagged_after):
@@ -270,10 +154,6 @@ def main():
                 + f", lagged {lagged} | " + describe("python-socketio client", p_rep, result["sent"])
                 + f" | CPU % daemon {cpu['daemon']:.0f}, subscriber {cpu['subscriber']:.0f}, python client {cpu['pyclient']:.0f}, "
                 f"sender {cpu['sender']:.0f}")
-
-        def median(values):
-            ordered = sorted(values)
-            return ordered[len(ordered) // 2]
 
         d_p50, d_p99 = median([r[1]["p50"] for r in rounds]), median([r[1]["p99"] for r in rounds])
         p_p50, p_p99 = median([r[2]["p50"] for r in rounds]), median([r[2]["p99"] for r in rounds])
@@ -316,7 +196,7 @@ def main():
                     f"[{'sustained' if d_ok else 'not sustained'}] | {describe('python', p_rep, result['sent'])} "
                     f"[{'sustained' if p_ok else 'not sustained'}] | CPU % daemon {cpu['daemon']:.0f}, subscriber "
                     f"{cpu['subscriber']:.0f}, python client {cpu['pyclient']:.0f}, sender {cpu['sender']:.0f} | daemon VmRSS "
-                    f"{mib(proc_status(daemon.pid).get('VmRSS', 0))}")
+                    f"{mib(procfs.status(daemon.pid).get('VmRSS', 0))}")
                 if limited:
                     sender_limited = (rate, result["achievedRate"])
                     break
@@ -340,8 +220,8 @@ def main():
         if sender_limited:
             log(f"  note: at {sender_limited[0]:.0f}/s the sender only reached {sender_limited[1]:.0f}/s")
 
-        after = proc_status(daemon.pid)
-        py_after = proc_status(pyclient.proc.pid)
+        after = procfs.status(daemon.pid)
+        py_after = procfs.status(pyclient.proc.pid)
         log(f"rss after the load: daemon VmRSS {mib(after.get('VmRSS', 0))} (peak VmHWM {mib(after.get('VmHWM', 0))}); "
             f"python-socketio client VmRSS {mib(py_after.get('VmRSS', 0))} (peak {mib(py_after.get('VmHWM', 0))})")
         idle_kib = daemon_idle.get("VmRSS", 0)
@@ -349,34 +229,23 @@ def main():
             f"{mib(idle_kib)}, target ≤ {args.target_rss_mib:.0f} MiB (python-socketio client: {mib(py_idle.get('VmRSS', 0))})")
         state = http_json(base + "/bench/state")
         log(f"sender saw: {state['acks']} emit-acks {state['stages']}, other events {state['other']}")
-        stderr_file.flush()
-        with open(os.path.join(work, "daemon.stderr")) as err:
-            lines = err.read().splitlines()
+        lines = daemon.log_lines()
         problems = [line for line in lines if " warning " in line or " error " in line]
         log(f"daemon log: {len(lines)} lines, {len(problems)} warnings/errors"
             + (f"; first: {problems[0][:200]}" if problems else ""))
         return 0
     finally:
         for child in children:
-            if isinstance(child, LineChild):
+            if isinstance(child, CommandChild):
                 child.stop()
-        if daemon is not None and daemon.poll() is None:
-            daemon.send_signal(signal.SIGTERM)
-            try:
-                daemon.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
+        if daemon is not None:
+            daemon.stop(timeout=10)
+            if args.keep_daemon_log:
+                shutil.copy(daemon.stderr_path, args.keep_daemon_log)
         for child in children:
-            if isinstance(child, subprocess.Popen) and child.poll() is None:
-                child.terminate()
-                try:
-                    child.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-        if args.keep_daemon_log and os.path.exists(os.path.join(work, "daemon.stderr")):
-            shutil.copy(os.path.join(work, "daemon.stderr"), args.keep_daemon_log)
+            if not isinstance(child, CommandChild):
+                stop(child, timeout=5)
         shutil.rmtree(work, ignore_errors=True)
-
 
 if __name__ == "__main__":
     sys.exit(main())

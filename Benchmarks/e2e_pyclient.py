@@ -1,10 +1,20 @@
-"""The python-socketio AsyncClient side of Benchmarks/end-to-end.sh: the comparison client.
+"""The python-socketio AsyncClient side of Benchmarks/end-to-end.sh and overlay-cost.sh: the
+comparison client.
 
 Connects to the sender over WebSocket (headers x-tenant-id and os, as the daemon sends them),
 joins the room with `join-room` (waiting for the ack), and for each `overlay` takes `sentAt`
 (the sender's wall clock, ms) from the wall clock now. Timeline ids are `TAG-N`; statistics are
-kept per tag. Commands on stdin, one JSON line answered on stdout: `report TAG`, `quit`.
-Prints `READY` once joined. Stops by itself after --max-seconds.
+kept per tag: count, latencies, the monotonic times of the first and the last overlay, and
+overlays whose N is not the previous one's + 1. Prints `READY` once joined. Stops by itself
+after --max-seconds. Commands on stdin, each answered by one JSON line on stdout:
+  report TAG         the tag's statistics (latency p50/p99/max/mean in ms, firstMs/lastMs)
+  expect TAG COUNT   answered at once; one more line, {"reached": TAG, …}, once COUNT overlays
+                     of TAG arrived or the last, TAG-(COUNT-1), did (so a driver learns the
+                     moment without polling, and whether any went missing)
+  keep TAG           keep the overlays of TAG as they arrive (what `verify` needs)
+  verify TAG         the count and the SHA-256 of the kept overlays, each serialized compactly
+                     in its wire order (json.dumps, separators "," and ":"), in arrival order
+  quit
 
 With --ack, it also does the emit-ack work the daemon does for tracked overlays, as an SDK in
 the player would (without a store): after taking the latency, `received` for the overlay and
@@ -14,19 +24,41 @@ and a payload shaped like the daemon's (clientContext with platform, os, device,
 import argparse
 import asyncio
 import collections
+import hashlib
 import json
 import sys
 import time
 
 import socketio
 
+from benchlib.stats import percentile
 
-def percentile(values, p):
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, -(-len(ordered) * p // 100) - 1))
-    return ordered[int(rank)]
+
+class TagStats:
+    """What arrived of one tag."""
+
+    def __init__(self):
+        self.latencies = []
+        self.first = self.last = None
+        self.last_number = None
+        self.out_of_order = 0
+        self.expected = None
+        self.kept = None
+
+    def arrived(self, number, latency_ms):
+        now = time.monotonic()
+        if self.first is None:
+            self.first = now
+        self.last = now
+        if self.last_number is not None and number != self.last_number + 1:
+            self.out_of_order += 1
+        self.last_number = number
+        self.latencies.append(latency_ms)
+
+    def timing(self):
+        return {"received": len(self.latencies), "outOfOrder": self.out_of_order,
+                "firstMs": None if self.first is None else self.first * 1000,
+                "lastMs": None if self.last is None else self.last * 1000}
 
 
 async def main():
@@ -38,7 +70,7 @@ async def main():
     args = parser.parse_args()
 
     sio = socketio.AsyncClient(reconnection=False)
-    latencies = collections.defaultdict(list)
+    tags = collections.defaultdict(TagStats)
 
     acked = {"count": 0}
     previous = {"trackingId": None, "timelineId": None}
@@ -58,8 +90,14 @@ async def main():
     async def on_overlay(payload):
         now = time.time() * 1000.0
         body = payload["data"] if isinstance(payload.get("data"), dict) else payload
-        tag = body["timelineId"].rsplit("-", 1)[0]
-        latencies[tag].append(now - body["sentAt"])
+        tag, number = body["timelineId"].rsplit("-", 1)
+        stats = tags[tag]
+        stats.arrived(int(number), now - body["sentAt"])
+        if stats.kept is not None:
+            stats.kept.append(payload)
+        if stats.expected is not None and (len(stats.latencies) == stats.expected or int(number) == stats.expected - 1):
+            stats.expected = None
+            print(json.dumps({"reached": tag, **stats.timing()}), flush=True)
         tracking_id = payload.get("_trackingId")
         if not (args.ack and tracking_id):
             return
@@ -89,16 +127,30 @@ async def main():
             break
         if not line:
             break
-        parts = line.decode().split(maxsplit=1)
-        if parts and parts[0] == "report":
-            tag = parts[1].strip() if len(parts) > 1 else ""
-            values = latencies.get(tag, [])
-            print(json.dumps({"tag": tag, "received": len(values), "p50": percentile(values, 50),
-                              "p99": percentile(values, 99), "max": max(values) if values else 0,
-                              "mean": sum(values) / len(values) if values else 0,
-                              "connected": sio.connected, "acked": acked["count"]}), flush=True)
-        elif parts and parts[0] == "quit":
+        parts = line.decode().split()
+        command, tag = (parts[0] if parts else ""), (parts[1] if len(parts) > 1 else "")
+        if command == "report":
+            stats = tags.get(tag, TagStats())
+            values = stats.latencies
+            print(json.dumps({"tag": tag, "p50": percentile(values, 50), "p99": percentile(values, 99),
+                              "max": max(values) if values else 0, "mean": sum(values) / len(values) if values else 0,
+                              "connected": sio.connected, "acked": acked["count"], **stats.timing()}), flush=True)
+        elif command == "expect" and len(parts) == 3:
+            tags[tag].expected = int(parts[2])
+            print(json.dumps({"expecting": tag, "count": int(parts[2])}), flush=True)
+        elif command == "keep" and tag:
+            tags[tag].kept = []
+            print(json.dumps({"keeping": tag}), flush=True)
+        elif command == "verify":
+            kept = tags[tag].kept or []
+            digest = hashlib.sha256()
+            for payload in kept:
+                digest.update(json.dumps(payload, separators=(",", ":")).encode())
+            print(json.dumps({"tag": tag, "count": len(kept), "sha256": digest.hexdigest()}), flush=True)
+        elif command == "quit":
             break
+        else:
+            print(json.dumps({"error": f"unknown command {command!r}"}), flush=True)
     await sio.disconnect()
 
 

@@ -21,18 +21,12 @@ if ! "$PYTHON" -c "import socketio, aiohttp" 2>/dev/null; then
 fi
 bash Benchmarks/build-release.sh
 SHIPPED=(swift build -c release -Xswiftc -static-stdlib)
-# ipc-bench is a product of the Benchmarks package (Benchmarks/Package.swift), built with the
-# daemon's internals visible for store-cost (@testable import needs -enable-testing).
-BENCH_BUILD=(swift build --package-path Benchmarks -c release -Xswiftc -static-stdlib -Xswiftc -enable-testing
-             -Xswiftc -DIPC_BENCH_TESTABLE)
-if [ -n "${BENCH_SCRATCH:-}" ]; then BENCH_BUILD+=(--scratch-path "$BENCH_SCRATCH/benchmarks"); fi
 if [ -n "${BENCH_SCRATCH:-}" ]; then SHIPPED+=(--scratch-path "$BENCH_SCRATCH"); fi
 BIN_DIR=$("${SHIPPED[@]}" --show-bin-path)
 DAEMON="$BIN_DIR/interactived"
-echo "command: ${BENCH_BUILD[*]} --product ipc-bench"
-"${BENCH_BUILD[@]}" --product ipc-bench 2>&1 | grep -E "error|warning:" | grep -v "libFoundationEssentials.a" || true
-BENCH="$("${BENCH_BUILD[@]}" --show-bin-path)/ipc-bench"
-# The subscriber (ipc-bench subscribe) uses only the public IPC client code.
+# ipc-bench, with the daemon's internals visible for store-cost; the subscriber
+# (ipc-bench subscribe) uses only the public IPC client code.
+BENCH=$(bash Benchmarks/build-ipc-bench.sh)
 SUBSCRIBER="$BENCH"
 
 LOG=$(mktemp /tmp/e2e-XXXXXX.log)

@@ -9,19 +9,14 @@ the figure is the RSS then and the cost per client.
 import argparse
 import os
 import resource
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+from benchlib.procfs import rss_kib
 
 
 def measure(name, binary, clients):
@@ -64,6 +59,7 @@ def measure(name, binary, clients):
             daemon.wait(timeout=10)
         except subprocess.TimeoutExpired:
             daemon.kill()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main():

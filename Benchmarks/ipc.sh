@@ -25,15 +25,9 @@ EVENT_SECONDS=${EVENT_SECONDS:-4}
 # so the shipped build is untouched).
 bash Benchmarks/build-release.sh
 SHIPPED=(swift build -c release -Xswiftc -static-stdlib)
-BENCH_BUILD=(swift build --package-path Benchmarks -c release -Xswiftc -static-stdlib -Xswiftc -enable-testing
-             -Xswiftc -DIPC_BENCH_TESTABLE)
-if [ -n "${BENCH_SCRATCH:-}" ]; then BENCH_BUILD+=(--scratch-path "$BENCH_SCRATCH/benchmarks"); fi
 if [ -n "${BENCH_SCRATCH:-}" ]; then SHIPPED+=(--scratch-path "$BENCH_SCRATCH"); fi
 DAEMON="$("${SHIPPED[@]}" --show-bin-path)/interactived"
-echo "command: ${BENCH_BUILD[*]} --product ipc-bench"
-"${BENCH_BUILD[@]}" --product ipc-bench 2>&1 | grep -E "error|warning:" | grep -v "libFoundationEssentials.a" || true
-BENCH="$("${BENCH_BUILD[@]}" --show-bin-path)/ipc-bench"
-[ -x "$BENCH" ] || { echo "ipc.sh: $BENCH was not built" >&2; exit 1; }
+BENCH=$(bash Benchmarks/build-ipc-bench.sh)
 
 # Short paths (Unix socket paths are limited to 107 bytes); state in a tmpfs when there is one.
 WORK=$(mktemp -d /tmp/ipcb-XXXXXX)

@@ -32,6 +32,9 @@ sys.path.insert(0, str(REPO))
 from tools.backend.tests.support import BackendProcess  # noqa: E402
 from tools.testsupport.daemon import DaemonProcess  # noqa: E402
 
+from benchlib import procfs  # noqa: E402
+from benchlib.stats import percentile  # noqa: E402
+
 PROBE_TIMEOUT = 2.0
 
 
@@ -96,18 +99,9 @@ def admin(backend, method, path, body=None):
 
 
 def memory(pid):
-    fields = {}
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "RssAnon", "RssFile"):
-                fields[key] = int(value.split()[0]) / 1024
-    return fields
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+    """VmRSS, RssAnon and RssFile in MiB."""
+    fields = procfs.status(pid)
+    return {key: fields.get(key, 0) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
 
 
 def measure(name, binary, args, work):
@@ -159,7 +153,7 @@ def measure(name, binary, args, work):
                 if unanswered == 5:
                     break
         log(f"daemon.hello under {held} hanging REST calls: {len(latencies)} probes, "
-            f"p50 {percentile(latencies, 0.5):.2f} ms, p99 {percentile(latencies, 0.99):.2f} ms, "
+            f"p50 {percentile(latencies, 50):.2f} ms, p99 {percentile(latencies, 99):.2f} ms, "
             f"max {max(latencies):.2f} ms, unanswered in {PROBE_TIMEOUT:.0f} s: {unanswered}"
             + (" (probing stopped after 5)" if unanswered == 5 else ""))
 

@@ -19,17 +19,15 @@ git -C "$work/tree" apply "$here/display-path-trace.patch"
 python3 "$root/Benchmarks/e2e.py" --daemon "$work/tree/.build/release/interactived" \
     --ipc-bench "$root/Benchmarks/.build/release/ipc-bench" --latency-seconds 5 --latency-rounds 3 --rates "" \
     --keep-daemon-log "$work/daemon.stderr" | grep "median of rounds"
-python3 - "$work/daemon.stderr" <<'PY'
+PYTHONPATH="$root/Benchmarks" python3 - "$work/daemon.stderr" <<'PY'
 import sys
+from benchlib.stats import percentile
 names = ["sent", "wake", "recv", "decoded", "room", "acked", "arrived", "publish", "written"]
 rows = [list(map(float, line.split()[1:])) for line in open(sys.argv[1]) if line.startswith("TRACE ")]
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p / 100 * len(values)))]
 print(f"{len(rows)} overlays; ms per stage (wall clock; sent is the backend's sentAt)")
 spans = [(f"{names[i]} → {names[i + 1]}", i, i + 1) for i in range(len(names) - 1)]
 spans += [("wake → written (in the daemon)", 1, 8), ("sent → written", 0, 8)]
 for label, a, b in spans:
     xs = [r[b] - r[a] for r in rows]
-    print(f"  {label:32s} p50 {pct(xs, 50):.3f}  p90 {pct(xs, 90):.3f}  p99 {pct(xs, 99):.3f}")
+    print(f"  {label:32s} p50 {percentile(xs, 50):.3f}  p90 {percentile(xs, 90):.3f}  p99 {percentile(xs, 99):.3f}")
 PY

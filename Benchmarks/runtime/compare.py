@@ -17,7 +17,7 @@ any build layout serve); the measuring tools come from the current tree.
       tracked overlays sent at --callgrind-rate, every overlay.show read and the acks settled,
       then dumped: instructions (Ir, every thread, libraries included) / overlays. Also the
       instructions from exec to READY=1 of the same process.
-  (e) threads when idle: the names in /proc/PID/task/*/comm of the daemon of (a).
+  (e) threads when idle: the names of the threads (/proc/PID/task/*/stat) of the daemon of (a).
 
 Usage: python3 Benchmarks/runtime/compare.py --daemon base=PATH --daemon current=PATH --ipc-bench PATH
        [--runs 3] [--ready-runs 15] [--ready-rounds 3] [--overlays 200] [--skip e2e,callgrind,...]
@@ -25,25 +25,21 @@ Benchmarks/runtime/compare.sh builds the daemons and ipc-bench, then runs this.
 """
 import argparse
 import collections
-import glob
-import json
 import os
 import re
-import select
 import shutil
-import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = os.path.dirname(HERE)
-ROOT = os.path.dirname(BENCHMARKS)
+sys.path.insert(0, BENCHMARKS)  # benchlib, shared with the other benchmark scripts
+
+from benchlib import callgrind, measures
+from benchlib.stats import median, mib
+
 SECTIONS = ("rss", "ready", "e2e", "callgrind")
 
 
@@ -51,195 +47,13 @@ def log(text=""):
     print(text, flush=True)
 
 
-def daemon_environment(notify_path, work):
-    """The test environment minus anything systemd or the caller's session would hand the daemon."""
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "WATCHDOG_USEC",
-                          "WATCHDOG_PID", "INTERACTIVED_SOCKET", "NOTIFY_SOCKET")}
-    env["NOTIFY_SOCKET"] = notify_path
-    env["INTERACTIVED_CONFIG"] = os.path.join(work, "absent-config.json")
-    return env
-
-
-def notify_socket(path, timeout):
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(path)
-    notify.settimeout(timeout)
-    return notify
-
-
-def wait_ready(notify, process):
-    """Reads datagrams until READY=1 (bounded by the socket's timeout)."""
-    while True:
-        try:
-            datagram = notify.recv(4096)
-        except socket.timeout:
-            raise RuntimeError(f"no READY=1 (daemon exit status {process.poll()})")
-        if b"READY=1" in datagram:
-            return
-
-
-def stop(process, timeout=20):
-    """SIGTERM, then SIGKILL after `timeout` seconds; always reaps."""
-    if process is None or process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
-class Connection:
-    """One JSON-lines connection to the daemon's local API."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(20)
-        self.sock.connect(path)
-        self.file = self.sock.makefile("rw")
-        self.next_id = 0
-
-    def call(self, method, params):
-        self.next_id += 1
-        request_id = self.next_id
-        self.file.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}) + "\n")
-        self.file.flush()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            line = self.file.readline()
-            if not line:
-                raise RuntimeError(f"{method}: the daemon closed the connection")
-            message = json.loads(line)
-            if message.get("id") == request_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message["result"]
-        raise RuntimeError(f"{method}: no reply within 20 s")
-
-    def close(self):
-        self.sock.close()
-
-
-def connect_when_listening(path, process, timeout=20):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return Connection(path)
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
-def http_json(url, body=None, timeout=30):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as reply:
-        return json.loads(reply.read())
-
-
-def proc_status(pid):
-    fields = {}
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "RssAnon", "RssFile", "RssShmem", "Threads"):
-                fields[key] = int(value.split()[0])
-    return fields
-
-
-def thread_names(pid):
-    """The names of the process's threads (at most 15 characters each: the kernel's limit); the
-    main thread, named after the executable, as "main"."""
-    names = []
-    for comm in sorted(glob.glob(f"/proc/{pid}/task/*/comm")):
-        try:
-            with open(comm) as handle:
-                name = handle.read().strip()
-        except OSError:
-            continue  # the thread ended between the listing and the read
-        names.append("main" if comm.split("/")[-2] == str(pid) else name)
-    return names
-
-
-def mib(kib):
-    return f"{kib / 1024:.1f} MiB"
-
-
-def median(values):
-    return statistics.median(values) if values else float("nan")
-
-
-class Line:
-    """A child process that prints one line when it is ready (e2e_sender.py, tools.backend)."""
-
-    @staticmethod
-    def start(argv, marker, timeout, cwd=None):
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env)
-        deadline = time.monotonic() + timeout
-        seen = []
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([process.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            line = process.stdout.readline()
-            if not line:
-                break
-            seen.append(line)
-            if marker in line:
-                # Keep draining the pipe so the child never blocks on a full one.
-                threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()
-                return process, line
-        stop(process)
-        raise RuntimeError(f"{argv[0]}…: no {marker!r} within {timeout} s: {''.join(seen)[-2000:]}")
+def describe_threads(names):
+    """The names, each once with its count: "main, interactived.ev, com.apple.root.default-qos ×2, …"."""
+    counted = collections.Counter(names)
+    return ", ".join(f"{thread} ×{count}" if count > 1 else thread for thread, count in sorted(counted.items()))
 
 
 # (a) and (e) ------------------------------------------------------------------------------------
-
-def measure_joined(name, daemon_path, args, work):
-    """Returns (status fields, thread names, REST requests seen) of one daemon joined with a viewer."""
-    backend, line = Line.start([args.python, "-m", "tools.backend", "--port", "0", "--log-level", "warning"],
-                               "backend listening on", 60, cwd=ROOT)
-    daemon = None
-    try:
-        port = int(re.search(r"http://127\.0\.0\.1:(\d+)", line).group(1))
-        base = f"http://127.0.0.1:{port}"
-        run_dir = tempfile.mkdtemp(prefix=f"rss-{name}-", dir=work)
-        notify = notify_socket(os.path.join(run_dir, "n.sock"), 30)
-        socket_path = os.path.join(run_dir, "d.sock")
-        daemon = subprocess.Popen(
-            [daemon_path, "--socket-url", base, "--api-url", base, "--tenant", "onlivev2", "--os", "linuxstb",
-             "--socket", socket_path, "--state-directory", os.path.join(run_dir, "state"), "--log-target", "stderr"],
-            env=daemon_environment(notify.getsockname(), run_dir), stdout=subprocess.DEVNULL,
-            stderr=open(os.path.join(run_dir, "daemon.stderr"), "w"))
-        wait_ready(notify, daemon)
-        player = connect_when_listening(socket_path, daemon)
-        player.call("session.login", {"token": "token-alice", "userId": "alice", "displayName": "Alice"})
-        joined = player.call("room.join", {"mediaId": "m1", "mode": "live"})
-        if joined.get("state") != "joined":
-            raise RuntimeError(f"{name}: room.join replied {joined}")
-        player.call("events.subscribe", {})
-        deadline = time.monotonic() + 10
-        rest = []
-        while time.monotonic() < deadline:
-            rest = http_json(base + "/_admin/rest-log")["items"]
-            if rest:
-                break
-            time.sleep(0.1)
-        if not rest:
-            raise RuntimeError(f"{name}: the daemon made no REST call within 10 s of the login and the join")
-        time.sleep(args.idle_seconds)
-        status = proc_status(daemon.pid)
-        threads = thread_names(daemon.pid)
-        player.close()
-        return status, threads, [f"{item['method']} {item['path']}" for item in rest]
-    finally:
-        stop(daemon)
-        stop(backend)
-
 
 def section_rss(daemons, args, work):
     log(f"== (a) RSS joined to a live room of the reference backend, viewer logged in, idle {args.idle_seconds:.0f} s; "
@@ -248,18 +62,18 @@ def section_rss(daemons, args, work):
     threads = {}
     for number in range(args.runs):
         for name, path in daemons:
-            status, names, rest = measure_joined(name, path, args, work)
+            joined = measures.rss_joined_with_viewer(path, args.python, work, args.idle_seconds)
+            status, names = joined["status"], joined["threads"]
             samples[name].append(status)
             threads[name] = names
             log(f"  run {number + 1} {name}: VmRSS {mib(status['VmRSS'])} (RssAnon {mib(status['RssAnon'])}, "
-                f"RssFile {mib(status['RssFile'])}), {len(names)} threads; REST: {', '.join(sorted(set(rest)))}")
+                f"RssFile {mib(status['RssFile'])}), {len(names)} threads; REST: {', '.join(joined['rest'])}")
     results = {}
     for name, _ in daemons:
         rss = median([s["VmRSS"] for s in samples[name]])
         anon = median([s["RssAnon"] for s in samples[name]])
         file_backed = median([s["RssFile"] for s in samples[name]])
-        counted = collections.Counter(threads[name])
-        described = ", ".join(f"{thread} ×{count}" if count > 1 else thread for thread, count in sorted(counted.items()))
+        described = describe_threads(threads[name])
         log(f"  {name}: VmRSS median {mib(rss)} (RssAnon {mib(anon)}, RssFile {mib(file_backed)})")
         log(f"  {name}: threads idle ({len(threads[name])}): {described}")
         log(f"figure {name}.rss_joined_viewer_kib {rss:.0f}")
@@ -315,21 +129,10 @@ def section_e2e(daemons, args, work):
         f"{args.e2e_seconds:.0f} s, no ramp), beside python-socketio's AsyncClient in the same run")
     results = {}
     for name, path in daemons:
-        out = subprocess.run(
-            [args.python, os.path.join(BENCHMARKS, "e2e.py"), "--daemon", path, "--ipc-bench", args.ipc_bench,
-             "--python", args.python, "--tracked", "1", "--latency-rate", str(args.e2e_rate),
-             "--latency-seconds", str(args.e2e_seconds), "--latency-rounds", str(args.e2e_rounds), "--rates", ""],
-            capture_output=True, text=True, timeout=900)
-        figures = dict(re.findall(r"^figure (\S+) ([0-9.]+)", out.stdout, re.M))
-        rate = int(args.e2e_rate)
-        daemon_p99 = figures.get(f"e2e.r{rate}.daemon_p99_ms")
-        python_p99 = figures.get(f"e2e.r{rate}.python_p99_ms")
-        if out.returncode != 0 or daemon_p99 is None or python_p99 is None:
-            raise RuntimeError(f"e2e.py {name} failed:\n{out.stdout}\n{out.stderr}")
-        for line in out.stdout.splitlines():
-            if line.startswith("  round") or line.startswith("  median"):
-                log(f"  {name}: {line.strip()}")
-        daemon_p99, python_p99 = float(daemon_p99), float(python_p99)
+        e2e = measures.e2e_latency(path, args.ipc_bench, args.python, args.e2e_rate, args.e2e_seconds, args.e2e_rounds)
+        for line in e2e["lines"]:
+            log(f"  {name}: {line}")
+        daemon_p99, python_p99 = e2e["daemon_p99_ms"], e2e["python_p99_ms"]
         ratio = daemon_p99 / python_p99 if python_p99 else float("nan")
         log(f"  {name}: daemon p99 {daemon_p99:.2f} ms, python-socketio p99 {python_p99:.2f} ms (ratio {ratio:.2f})")
         log(f"figure {name}.e2e_p99_ms {daemon_p99:.2f}")
@@ -340,118 +143,17 @@ def section_e2e(daemons, args, work):
 
 # (d) --------------------------------------------------------------------------------------------
 
-def callgrind_total(path):
-    """The Ir total of a callgrind dump (its `totals:` or `summary:` line)."""
-    with open(path, errors="replace") as dump:
-        for line in dump:
-            if line.startswith(("totals:", "summary:")):
-                return int(line.split()[1])
-    raise RuntimeError(f"{path}: no totals line")
-
-
-def callgrind_dump(pid, work_dir, label):
-    """Asks the running callgrind to dump; returns the new file's total."""
-    before = set(glob.glob(os.path.join(work_dir, "callgrind.out*")))
-    subprocess.run(["callgrind_control", "--dump=" + label, str(pid)], check=True, capture_output=True, timeout=120)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        fresh = set(glob.glob(os.path.join(work_dir, "callgrind.out*"))) - before
-        for path in fresh:
-            try:
-                return callgrind_total(path)
-            except RuntimeError:
-                pass  # still being written
-        time.sleep(0.2)
-    raise RuntimeError("callgrind wrote no dump")
-
-
-class Subscriber(threading.Thread):
-    """Reads every event of one events.subscribe connection and counts overlay.show."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.connection = Connection(path)
-        self.connection.call("events.subscribe", {})
-        self.connection.sock.settimeout(None)
-        self.shows = 0
-        self.lock = threading.Lock()
-
-    def run(self):
-        for line in self.connection.file:
-            if '"overlay.show"' in line:
-                with self.lock:
-                    self.shows += 1
-
-    def count(self):
-        with self.lock:
-            return self.shows
-
-
-def measure_callgrind(name, daemon_path, args, work):
-    run_dir = tempfile.mkdtemp(prefix=f"cg-{name}-", dir=work)
-    # valgrind cannot read the DWARF of the toolchain's clang; the symbol table is enough.
-    binary = os.path.join(run_dir, "interactived")
-    subprocess.run(["strip", "--strip-debug", "-o", binary, daemon_path], check=True)
-    sender, line = Line.start([args.python, os.path.join(BENCHMARKS, "e2e_sender.py"), "--port", "0"], "READY", 60)
-    daemon = None
-    try:
-        base = f"http://127.0.0.1:{int(line.split()[1])}"
-        notify = notify_socket(os.path.join(run_dir, "n.sock"), 300)
-        socket_path = os.path.join(run_dir, "d.sock")
-        daemon = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={run_dir}/callgrind.out", binary,
-             "--socket-url", base, "--api-url", base, "--tenant", "bench", "--os", "linuxstb", "--socket", socket_path,
-             "--state-directory", os.path.join(run_dir, "state"), "--log-target", "stderr"],
-            env=daemon_environment(notify.getsockname(), run_dir), stdout=subprocess.DEVNULL,
-            stderr=open(os.path.join(run_dir, "valgrind.stderr"), "w"))
-        wait_ready(notify, daemon)
-        to_ready = callgrind_dump(daemon.pid, run_dir, "ready")
-        subscriber = Subscriber(socket_path)
-        subscriber.start()
-        control = Connection(socket_path)
-        if control.call("room.join", {"mediaId": "bench"}).get("state") != "joined":
-            raise RuntimeError(f"{name}: room.join did not join")
-        http_json(base + "/bench/run", {"room": "bench", "rate": 5, "seconds": 1, "tag": "warm", "tracked": True},
-                  timeout=120)
-        settle(base, subscriber, 5)
-        subprocess.run(["callgrind_control", "--zero", str(daemon.pid)], check=True, capture_output=True, timeout=120)
-        seconds = args.overlays / args.callgrind_rate
-        sent = http_json(base + "/bench/run", {"room": "bench", "rate": args.callgrind_rate, "seconds": seconds,
-                                               "tag": "cg", "tracked": True}, timeout=seconds * 10 + 120)["sent"]
-        settle(base, subscriber, 5 + sent)
-        total = callgrind_dump(daemon.pid, run_dir, "overlays")
-        control.close()
-        return to_ready, total, sent
-    finally:
-        stop(daemon, timeout=120)
-        stop(sender)
-
-
-def settle(base, subscriber, expected_shows, timeout=300):
-    """Waits until the subscriber read `expected_shows` overlay.show and the sender's ack count
-    stayed the same for two seconds (bounded)."""
-    deadline = time.monotonic() + timeout
-    last, stable_since = None, time.monotonic()
-    while time.monotonic() < deadline:
-        acks = http_json(base + "/bench/state")["acks"]
-        if acks != last:
-            last, stable_since = acks, time.monotonic()
-        if subscriber.count() >= expected_shows and time.monotonic() - stable_since >= 2:
-            return
-        time.sleep(0.25)
-    raise RuntimeError(f"not settled within {timeout} s: {subscriber.count()} of {expected_shows} overlay.show read")
-
-
 def section_callgrind(daemons, args, work):
-    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+    if not callgrind.available():
         log("== (d) skipped: valgrind is not installed (apt-get install valgrind)")
         return {}
     log(f"== (d) CPU per tracked overlay: valgrind --tool=callgrind, {args.overlays} tracked overlays at "
         f"{args.callgrind_rate:.0f}/s to a joined daemon with one subscriber; instructions (Ir) of every thread")
     results = {}
     for name, path in daemons:
-        to_ready, total, sent = measure_callgrind(name, path, args, work)
-        per_overlay = total / sent if sent else float("nan")
+        counted = measures.instructions_per_overlay(path, args.python, work, args.overlays, args.callgrind_rate)
+        to_ready, total, sent = counted["daemon_to_ready"], counted["daemon_total"], counted["sent"]
+        per_overlay = counted["daemon_per_overlay"]
         log(f"  {name}: exec → READY=1 {to_ready:,} instructions; {sent} overlays {total:,} instructions: "
             f"{per_overlay:,.0f} per overlay")
         log(f"figure {name}.instructions_to_ready {to_ready}")

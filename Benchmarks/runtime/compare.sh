@@ -73,18 +73,9 @@ else
     CURRENT_BIN=$(build_daemon "$ROOT")
 fi
 
-# ipc-bench from the Benchmarks package (ready and subscribe use public API only; the flags are
-# those of Benchmarks/ipc.sh and end-to-end.sh, so the three scripts share one build).
-BENCH_BUILD=(swift build --package-path Benchmarks -c release -Xswiftc -static-stdlib -Xswiftc -enable-testing
-             -Xswiftc -DIPC_BENCH_TESTABLE)
-if [ -n "${BENCH_SCRATCH:-}" ]; then BENCH_BUILD+=(--scratch-path "$BENCH_SCRATCH/benchmarks"); fi
-echo "command: ${BENCH_BUILD[*]} --product ipc-bench"
-if ! nice -n 10 "${BENCH_BUILD[@]}" --product ipc-bench >/tmp/compare-ipc-bench-build.log 2>&1; then
-    cat /tmp/compare-ipc-bench-build.log
-    echo "compare.sh: the build of ipc-bench failed" >&2
-    exit 1
-fi
-BENCH="$("${BENCH_BUILD[@]}" --show-bin-path)/ipc-bench"
+# ipc-bench from the Benchmarks package (ready and subscribe use public API only; the build is the
+# one ipc.sh and end-to-end.sh use: Benchmarks/build-ipc-bench.sh).
+BENCH=$(bash Benchmarks/build-ipc-bench.sh)
 
 BASE_LABEL="base-$(git rev-parse --short "$BASE_REV" 2>/dev/null || echo "$BASE_REV")"
 CURRENT_LABEL="current-$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo "+dirty")"

@@ -2,18 +2,15 @@
 import argparse
 import asyncio
 import json
+import os
+import sys
 import time
 
 import socketio
 
-
-def rss_kib():
-    fields = {}
-    with open("/proc/self/status") as status:
-        for line in status:
-            key, _, value = line.partition(":")
-            fields[key] = value.strip()
-    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Benchmarks/, for benchlib
+from benchlib import procfs  # noqa: E402
+from benchlib.stats import percentile  # noqa: E402
 
 
 async def main():
@@ -53,18 +50,18 @@ async def main():
     state.update(received=0, mode="rate", latencies=[])
     await sio.emit("start", {"mode": "rate", "rate": args.rate, "seconds": args.seconds, "size": args.size})
     await asyncio.wait_for(done.wait(), args.seconds + 60)
-    latencies = sorted(state["latencies"])
-    rss, hwm = rss_kib()
+    latencies = state["latencies"]
+    memory = procfs.status(os.getpid())
     await sio.disconnect()
     print(json.dumps({
         "client": "python-socketio",
         "burst_events": burst_received,
         "events_per_second": round(throughput),
         "rate_events": len(latencies),
-        "p50_ms": round(latencies[len(latencies) // 2], 3),
-        "p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], 3),
-        "rss_kib": rss,
-        "peak_rss_kib": hwm,
+        "p50_ms": round(percentile(latencies, 50), 3),
+        "p99_ms": round(percentile(latencies, 99), 3),
+        "rss_kib": memory.get("VmRSS", 0),
+        "peak_rss_kib": memory.get("VmHWM", 0),
     }))
 
 

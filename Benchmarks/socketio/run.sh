@@ -26,7 +26,6 @@ echo "command: Benchmarks/socketio/run.sh $COUNT $RATE $SECONDS_AT_RATE $ROUNDS"
 echo "sender 127.0.0.1:$PORT; per round: $COUNT events as fast as possible, then $RATE events/s for ${SECONDS_AT_RATE} s; 1 KiB payloads"
 for round in $(seq 1 "$ROUNDS"); do
     "$BENCH" --url "ws://127.0.0.1:$PORT" --count "$COUNT" --rate "$RATE" --seconds "$SECONDS_AT_RATE" --size 1024 | tee -a "$RESULTS"
-    "$BENCH" --url "ws://127.0.0.1:$PORT" --count "$COUNT" --rate "$RATE" --seconds "$SECONDS_AT_RATE" --size 1024 --cooperative-pool | tee -a "$RESULTS"
     "$PYTHON" Benchmarks/socketio/py_client.py --url "http://127.0.0.1:$PORT" --count "$COUNT" --rate "$RATE" --seconds "$SECONDS_AT_RATE" --size 1024 | tee -a "$RESULTS"
 done
 "$PYTHON" - "$RESULTS" <<'PY'

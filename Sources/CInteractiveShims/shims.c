@@ -16,6 +16,10 @@ int interactive_accept_nonblocking(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
+int interactive_stream_socketpair(int fds[2]) {
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+}
+
 long interactive_getrandom(void *buffer, size_t length) {
     return (long)getrandom(buffer, length, 0);
 }

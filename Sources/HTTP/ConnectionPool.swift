@@ -16,9 +16,10 @@ struct ConnectionPool<Key: Hashable & Sendable, Handle: Sendable>: Sendable {
     }
 
     /// The most recently parked connection for `key` (the least likely to have been closed by
-    /// the peer's idle timeout), removed from the pool.
-    mutating func take(_ key: Key) -> Entry? {
-        guard let entry = idle[key]?.popLast() else { return nil }
+    /// the peer's idle timeout), removed from the pool; nil when there is none or when
+    /// `acceptable` refuses it (it then stays parked).
+    mutating func take(_ key: Key, if acceptable: (Handle) -> Bool = { _ in true }) -> Entry? {
+        guard let last = idle[key]?.last, acceptable(last.handle), let entry = idle[key]?.popLast() else { return nil }
         if idle[key]?.isEmpty == true { idle[key] = nil }
         return entry
     }

@@ -1,16 +1,24 @@
 import Network
 import Runtime
 
-/// HTTP/1.1 requests on the event loop: an actor pinned to `EventLoop.shared`, over
-/// `Network.Connection` (TCP, optionally TLS). No thread is held by a request: a request that
-/// waits is a parser and a continuation in this actor's tables.
+/// HTTP/1.1 requests on the event loop (isolated to `LoopActor`), over `Network.Connection`
+/// (TCP, optionally TLS). No thread is held by a request: a request that waits is a parser and a
+/// continuation in this client's tables.
 ///
 /// Connections are kept alive in a small pool per origin and TLS setting. Each request has a
 /// total deadline (connect included) on the loop's timers, and a cancelled task fails at once
 /// with `HTTPError.cancelled`, its connection closed.
-public actor HTTPClient {
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
-
+///
+/// A request is sent again by the client only when that cannot do what the caller did not ask
+/// for (RFC 9110 §9.2.2): an idempotent request (GET, HEAD, …) whose kept-alive connection
+/// closed before any byte of a response is sent once more, on a new connection. Any other
+/// request (a POST: an answer, a play request) is never sent twice by the client: once its bytes
+/// may have reached the server, a lost connection is the caller's error, and only the caller's
+/// own retry sends it again. Such a request reuses only a connection that idled less than
+/// `unsafeReuseWindow`, well below the keep-alive timeouts of common servers (Apache and
+/// Node.js close after 5 s), so that the server rarely closes it under the request.
+@LoopActor
+public final class HTTPClient {
     /// The daemon's client: one keep-alive pool for the process.
     public static let shared = HTTPClient()
 
@@ -21,9 +29,10 @@ public actor HTTPClient {
         var insecure: Bool
     }
 
-    /// A parked connection and the timer that closes it when it idles too long.
+    /// A parked connection, when it was parked, and the timer that closes it when it idles too long.
     private struct Idle: Sendable {
         let connection: Connection
+        let parkedAt: ContinuousClock.Instant
         let timer: TimerID
     }
 
@@ -31,8 +40,8 @@ public actor HTTPClient {
     private enum Outcome: Sendable {
         case response(HTTPResponse)
         case failed(HTTPError)
-        /// A reused connection closed before any byte of a response: the peer closed it while
-        /// idle and never took the request, which is sent again on a fresh connection.
+        /// A reused connection closed before any byte of a response: the peer most likely
+        /// closed it while idle, but it may have taken the request.
         case stale
     }
 
@@ -50,6 +59,7 @@ public actor HTTPClient {
     }
 
     private let idleTimeout: Duration
+    private let unsafeReuseWindow: Duration
     private var pool: ConnectionPool<PoolKey, Idle>
     private var exchanges: [Int: Exchange] = [:]
     /// Connections whose event handler is installed (they carried a request already).
@@ -58,14 +68,18 @@ public actor HTTPClient {
     private var nextToken = 0
 
     /// `maxIdlePerOrigin` connections are kept per origin, each closed after `idleTimeout` unused.
-    public init(maxIdlePerOrigin: Int = 4, idleTimeout: Duration = .seconds(30)) {
+    /// A request that is not idempotent reuses only a connection idle for less than
+    /// `unsafeReuseWindow`.
+    public init(maxIdlePerOrigin: Int = 4, idleTimeout: Duration = .seconds(30), unsafeReuseWindow: Duration = .seconds(2)) {
         pool = ConnectionPool(maxIdlePerKey: maxIdlePerOrigin)
         self.idleTimeout = idleTimeout
+        self.unsafeReuseWindow = unsafeReuseWindow
     }
 
-    /// Sends `request` and returns the complete response, whatever its status. A request on a
-    /// kept-alive connection that turns out closed by the peer before any byte of a response is
-    /// sent again on a new connection (the peer closed it idle and never took the request).
+    /// Sends `request` and returns the complete response, whatever its status. An idempotent
+    /// request on a kept-alive connection that closes before any byte of a response is sent once
+    /// more on a new connection; any other request then fails with `connectionClosed` and is not
+    /// sent again (see the type's documentation).
     ///
     /// - Parameters:
     ///   - tls: the trust settings for an `https` URL (ignored for `http`).
@@ -78,12 +92,14 @@ public actor HTTPClient {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let url = request.url
         let key = PoolKey(origin: url.origin, caFile: url.secure ? tls.caFile : nil, insecure: url.secure && tls.insecure)
+        let idempotent = request.isIdempotent
+        var mayReuse = true
         while true {
             guard !Task.isCancelled else { throw .cancelled }
             let id: Int
             let connection: Connection
             let reused: Bool
-            if let entry = pool.take(key) {
+            if mayReuse, let entry = takeIdle(key, idempotent: idempotent) {
                 EventLoop.shared.cancel(entry.handle.timer)
                 (id, connection, reused) = (entry.id, entry.handle.connection, true)
             } else {
@@ -102,14 +118,24 @@ public actor HTTPClient {
                           what: "\(request.method) \(url.hostHeader)", continuation: continuation)
                 }
             } onCancel: {
-                EventLoop.shared.execute { [weak self] in self?.assumeIsolated { $0.fail(id, token: token, .cancelled) } }
+                EventLoop.shared.execute { [weak self] in self?.fail(id, token: token, .cancelled) }
             }
             switch outcome {
             case .response(let response): return response
             case .failed(let error): throw error
-            case .stale: continue
+            case .stale where idempotent && mayReuse:
+                mayReuse = false  // once more, on a new connection
+            case .stale:
+                throw .connectionClosed("the kept-alive connection to \(url.hostHeader) closed before any reply; \(request.method) is not sent twice")
             }
         }
+    }
+
+    /// A parked connection for `key` a request may use: for one that is not idempotent, only
+    /// one parked within `unsafeReuseWindow` (the most recently parked is the freshest).
+    private func takeIdle(_ key: PoolKey, idempotent: Bool) -> ConnectionPool<PoolKey, Idle>.Entry? {
+        let freshSince = ContinuousClock.now.advanced(by: .zero - unsafeReuseWindow)
+        return pool.take(key) { idempotent || $0.parkedAt > freshSince }
     }
 
     /// The idle connections kept now (for tests and status).
@@ -142,13 +168,13 @@ public actor HTTPClient {
     private func begin(_ id: Int, token: Int, _ connection: Connection, key: PoolKey, reused: Bool, parser: HTTPResponseParser, bytes: [UInt8],
                        deadline: ContinuousClock.Instant, what: String, continuation: CheckedContinuation<Outcome, Never>) {
         let timer = EventLoop.shared.schedule(at: deadline) { [weak self] in
-            self?.assumeIsolated { $0.fail(id, token: token, .timedOut(what)) }
+            self?.fail(id, token: token, .timedOut(what))
         }
         exchanges[id] = Exchange(token: token, connection: connection, key: key, reused: reused, parser: parser, continuation: continuation, timer: timer)
         if Task.isCancelled { return fail(id, token: token, .cancelled) }
         if started.insert(id).inserted {
             connection.start { [weak self] event in
-                self?.assumeIsolated { $0.handle(id, event) }
+                self?.handle(id, event)
             }
         }
         connection.write(bytes)
@@ -214,9 +240,9 @@ public actor HTTPClient {
 
     private func park(_ id: Int, _ exchange: Exchange) {
         let timer = EventLoop.shared.schedule(after: idleTimeout) { [weak self] in
-            self?.assumeIsolated { $0.expireIdle(id) }
+            self?.expireIdle(id)
         }
-        guard pool.park(exchange.key, id: id, Idle(connection: exchange.connection, timer: timer)) else {
+        guard pool.park(exchange.key, id: id, Idle(connection: exchange.connection, parkedAt: .now, timer: timer)) else {
             EventLoop.shared.cancel(timer)
             started.remove(id)
             exchange.connection.abort()

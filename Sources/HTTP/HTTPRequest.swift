@@ -14,6 +14,12 @@ public struct HTTPRequest: Sendable, Equatable {
         self.body = body
     }
 
+    /// Whether sending the request twice has the effect of sending it once (RFC 9110 §9.2.2):
+    /// only such a request is sent again by the client on its own.
+    public var isIdempotent: Bool {
+        ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(method)
+    }
+
     /// Fields the encoding owns: a caller's copy would contradict the framing.
     private static let reservedNames = ["host", "content-length", "transfer-encoding", "connection"]
 

@@ -5,11 +5,23 @@
 /// Handles the status line, headers (the whole head bounded), `Content-Length`, chunked bodies
 /// (extensions and trailers read and dropped), close-delimited bodies, interim 1xx responses
 /// (skipped), and the responses that never have a body (to HEAD, 204, 304).
+///
+/// Whatever the peer sends, the work and memory of one response are bounded: a body past
+/// `maxBodyBytes` fails as soon as its length is known or it grows past it, at most
+/// `maxInterimResponses` interim responses precede the final one, and a chunked body's framing
+/// (size lines with their extensions, trailers) is at most `maxChunkFramingBytes` more than the
+/// body itself, so a peer cannot keep the client parsing 1-byte chunks or `100 Continue` until
+/// the request's timeout.
 public struct HTTPResponseParser: Sendable {
     /// Bound of one response head (status line and headers), and of a chunked body's trailers.
     public static let maxHeadBytes = 64 * 1024
     /// Bound of one chunk-size line (size and extensions).
     static let maxChunkLineBytes = 4 * 1024
+    /// Interim (1xx) responses taken before the final one; one more fails the response.
+    public static let maxInterimResponses = 16
+    /// Bytes of a chunked body's framing (chunk-size lines, extensions, line ends, trailers)
+    /// allowed beyond the body's own bytes received so far; past it the response fails.
+    public static let maxChunkFramingBytes = 64 * 1024
 
     private enum State: Sendable {
         case head
@@ -38,6 +50,9 @@ public struct HTTPResponseParser: Sendable {
     private var headers = HTTPHeaders()
     private var body: [UInt8] = []
     private var persistent = false
+    private var interimResponses = 0
+    /// Framing bytes of the chunked body so far (see `maxChunkFramingBytes`).
+    private var chunkFraming = 0
 
     /// True once any byte of a response arrived (a reused connection that closes before that
     /// never took the request).
@@ -113,6 +128,7 @@ public struct HTTPResponseParser: Sendable {
             case .chunkSize:
                 guard let line = try nextLine(from: position, limit: Self.maxChunkLineBytes, what: "chunk size line") else { return nil }
                 let size = try Self.chunkSize(buffer[position..<line.lineEnd])
+                try countFraming(line.next - position)
                 position = line.next
                 if size == 0 {
                     state = .trailers(bytes: 0)
@@ -128,6 +144,7 @@ public struct HTTPResponseParser: Sendable {
             case .chunkDataEnd:
                 guard let line = try nextLine(from: position, limit: 2, what: "chunk end") else { return nil }
                 guard line.lineEnd == position else { throw .malformedResponse("chunk longer than its size") }
+                try countFraming(line.next - position)
                 position = line.next
                 state = .chunkSize
             case .trailers(let bytes):
@@ -135,6 +152,7 @@ public struct HTTPResponseParser: Sendable {
                 guard limit >= 0 else { throw .malformedResponse("trailers too long") }
                 guard let line = try nextLine(from: position, limit: limit, what: "trailers") else { return nil }
                 let length = line.next - position
+                try countFraming(length)
                 position = line.next
                 if line.lineEnd == line.lineStart {
                     state = .complete
@@ -151,6 +169,15 @@ public struct HTTPResponseParser: Sendable {
             }
         }
         return nil
+    }
+
+    /// Counts `bytes` of chunk framing; throws once the framing outgrows the body by more than
+    /// `maxChunkFramingBytes`.
+    private mutating func countFraming(_ bytes: Int) throws(HTTPError) {
+        chunkFraming += bytes
+        guard chunkFraming - body.count <= Self.maxChunkFramingBytes else {
+            throw .responseTooLarge("chunk framing of \(chunkFraming) bytes for a body of \(body.count)")
+        }
     }
 
     private func finished() -> HTTPResponse {
@@ -209,6 +236,10 @@ public struct HTTPResponseParser: Sendable {
         }
         if (100..<200).contains(code) {
             guard code != 101 else { throw .malformedResponse("101 Switching Protocols without an upgrade request") }
+            interimResponses += 1
+            guard interimResponses <= Self.maxInterimResponses else {
+                throw .malformedResponse("more than \(Self.maxInterimResponses) interim responses")
+            }
             state = .head  // an interim response: the final one follows
             return
         }
@@ -235,6 +266,7 @@ public struct HTTPResponseParser: Sendable {
         }
         if let length = try Self.contentLength(fields) {
             guard length <= maxBodyBytes else { throw .responseTooLarge("body of \(length) bytes over \(maxBodyBytes)") }
+            body.reserveCapacity(length)  // the body grows once, not by doubling
             state = length == 0 ? .complete : .fixedBody(remaining: length)
             return
         }

@@ -188,23 +188,26 @@ public struct OverlayPostEvent: EventData {
     public var data: JSONValue { ["overlayId": .string(overlayId), "message": message] }
 }
 
-/// `overlay.link`: the viewer clicked an ad; open `url`.
+/// `overlay.link`: the viewer clicked an ad (never an answer): open `url` when `loadable`, else
+/// show it (a link a web view cannot open, such as `intent://`, as a QR code).
 public struct OverlayLinkEvent: EventData {
     public static let type = EventType.overlayLink
     public var overlayId: String
     public var url: String
+    public var loadable: Bool
 
-    public init(overlayId: String, url: String) {
+    public init(overlayId: String, url: String, loadable: Bool = true) {
         self.overlayId = overlayId
         self.url = url
+        self.loadable = loadable
     }
 
     public init?(data: JSONValue) {
         guard let overlayId = data["overlayId"]?.stringValue, let url = data["url"]?.stringValue else { return nil }
-        self.init(overlayId: overlayId, url: url)
+        self.init(overlayId: overlayId, url: url, loadable: data["loadable"]?.boolValue ?? true)
     }
 
-    public var data: JSONValue { ["overlayId": .string(overlayId), "url": .string(url)] }
+    public var data: JSONValue { ["overlayId": .string(overlayId), "url": .string(url), "loadable": .bool(loadable)] }
 }
 
 /// `player.controls`: show or hide the player's own controls.
@@ -227,7 +230,9 @@ public struct PlayerControlsEvent: EventData {
 /// `login.required`: the viewer must log in to go on (`reason` `answer`).
 public struct LoginRequiredEvent: EventData {
     public static let type = EventType.loginRequired
-    public var overlayId: String
+    /// The overlay whose answer needs a login; nil for `expired`.
+    public var overlayId: String?
+    /// `answer` (an answer needs a login) or `expired` (the backend refused the viewer's token).
     public var reason: String
 
     public init(overlayId: String, reason: String = "answer") {
@@ -235,12 +240,27 @@ public struct LoginRequiredEvent: EventData {
         self.reason = reason
     }
 
-    public init?(data: JSONValue) {
-        guard let overlayId = data["overlayId"]?.stringValue, let reason = data["reason"]?.stringValue else { return nil }
-        self.init(overlayId: overlayId, reason: reason)
+    /// The session expired: the viewer must log in again.
+    public static var expired: LoginRequiredEvent {
+        var event = LoginRequiredEvent(overlayId: "", reason: "expired")
+        event.overlayId = nil
+        return event
     }
 
-    public var data: JSONValue { ["overlayId": .string(overlayId), "reason": .string(reason)] }
+    public init?(data: JSONValue) {
+        guard let reason = data["reason"]?.stringValue else { return nil }
+        if let overlayId = data["overlayId"]?.stringValue {
+            self.init(overlayId: overlayId, reason: reason)
+        } else {
+            guard reason == "expired" else { return nil }
+            self = .expired
+        }
+    }
+
+    public var data: JSONValue {
+        guard let overlayId else { return ["reason": .string(reason)] }
+        return ["overlayId": .string(overlayId), "reason": .string(reason)]
+    }
 }
 
 /// `fanclub.required`: the overlay is for the media's fanclub.

@@ -13,6 +13,8 @@ public struct LineFramer: Sendable {
 
     /// The default limit of the local API: 1 MiB.
     public static let defaultMaxLineBytes = 1 << 20
+    /// The buffer of a partial line is kept for the next one up to this capacity.
+    static let keptCapacity = 4096
 
     public let maxLineBytes: Int
     private var pending: [UInt8] = []
@@ -45,7 +47,8 @@ public struct LineFramer: Sendable {
                 } else {
                     pending.append(contentsOf: bytes[start..<newline])
                     frames.append(.line(pending))
-                    pending.removeAll(keepingCapacity: true)
+                    // A long line's buffer is not kept: an idle connection holds little.
+                    pending.removeAll(keepingCapacity: pending.capacity <= Self.keptCapacity)
                 }
             } else {
                 pending.append(contentsOf: bytes[start..<end])

@@ -118,20 +118,36 @@ public struct SessionState: MethodResult, Equatable {
     public var loggedIn: Bool
     public var userId: String?
     public var displayName: String?
+    /// The backend refused the viewer's token (a 401/403 on a REST call or a refused CONNECT);
+    /// cleared by the next `session.login`.
+    public var expired: Bool
+    /// False for what observers get: whether someone is logged in, never who (`observed`).
+    public private(set) var identified = true
 
-    public init(loggedIn: Bool, userId: String?, displayName: String?) {
+    public init(loggedIn: Bool, userId: String?, displayName: String?, expired: Bool = false) {
         self.loggedIn = loggedIn
         self.userId = userId
         self.displayName = displayName
+        self.expired = expired
     }
 
     public init?(json: JSONValue) {
         guard let loggedIn = json["loggedIn"]?.boolValue else { return nil }
-        self.init(loggedIn: loggedIn, userId: json["userId"]?.stringValue, displayName: json["displayName"]?.stringValue)
+        self.init(loggedIn: loggedIn, userId: json["userId"]?.stringValue, displayName: json["displayName"]?.stringValue,
+                  expired: json["expired"]?.boolValue ?? false)
+        identified = json["userId"] != nil  // null for an anonymous viewer; absent for observers
+    }
+
+    /// The session as observers see it (IPC.md, Roles): `{loggedIn, expired}` only.
+    public var observed: SessionState {
+        var copy = SessionState(loggedIn: loggedIn, userId: nil, displayName: nil, expired: expired)
+        copy.identified = false
+        return copy
     }
 
     public var json: JSONValue {
-        ["loggedIn": .bool(loggedIn), "userId": JSONValue(userId), "displayName": JSONValue(displayName)]
+        guard identified else { return ["loggedIn": .bool(loggedIn), "expired": .bool(expired)] }
+        return ["loggedIn": .bool(loggedIn), "userId": JSONValue(userId), "displayName": JSONValue(displayName), "expired": .bool(expired)]
     }
 }
 

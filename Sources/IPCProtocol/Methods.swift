@@ -29,6 +29,9 @@ public enum IPCMethod: String, Sendable, CaseIterable {
     case playbackError = "playback.error"
     case playbackForeground = "playback.foreground"
     case playbackStop = "playback.stop"
+    case voiceJoin = "voice.join"
+    case voiceLeave = "voice.leave"
+    case voiceMute = "voice.mute"
 
     /// Methods any local user may call; everything else needs the control role.
     public var isObserverAllowed: Bool {

@@ -1,12 +1,30 @@
 import JSONValue
 
-/// What the player shows for an episode (`playback.state` `state`, with `text` and `canRetry`
-/// for a message).
+/// Why an episode does not play (`playback.state` `code`, for `paywall` and `message`): stable
+/// names a player translates its own texts by (`text` is the daemon's English).
+public enum PlaybackCode: String, Sendable, CaseIterable {
+    /// The viewer's plan does not include it (`paywall`).
+    case locked
+    case unavailable
+    case notReady
+    case busy
+    /// The backend failed, or said something unknown; also a refresh that failed.
+    case broken
+    /// A timeout, a network error or a reply that does not decode.
+    case network
+    /// The player's SDK gave unusable device values (a set-up bug: alert, don't loop).
+    case deviceValues
+    /// The backend refused the viewer's session (401/403): log in again.
+    case expired
+}
+
+/// What the player shows for an episode (`playback.state` `state`, with `text`, `canRetry` and
+/// `code` for a message; a paywall's code is `locked`).
 public enum PlaybackScreenState: Sendable, Equatable {
     case loading
     case playing
     case paywall
-    case message(String, canRetry: Bool)
+    case message(String, canRetry: Bool, code: PlaybackCode)
 }
 
 /// `playback.state`: the screen for an episode. Before any decision `state` (and the episode)
@@ -30,7 +48,9 @@ public struct PlaybackStateEvent: EventData {
         case "loading": screen = .loading
         case "playing": screen = .playing
         case "paywall": screen = .paywall
-        case "message": screen = .message(data["text"]?.stringValue ?? "", canRetry: data["canRetry"]?.boolValue ?? false)
+        case "message":
+            screen = .message(data["text"]?.stringValue ?? "", canRetry: data["canRetry"]?.boolValue ?? false,
+                              code: data["code"]?.stringValue.flatMap(PlaybackCode.init(rawValue:)) ?? .broken)
         default: screen = nil
         }
         self.init(filmId: data["filmId"]?.stringValue, episodeNo: data["episodeNo"]?.intValue, screen: screen)
@@ -42,18 +62,21 @@ public struct PlaybackStateEvent: EventData {
         case nil: members["state"] = .null
         case .loading?: members["state"] = "loading"
         case .playing?: members["state"] = "playing"
-        case .paywall?: members["state"] = "paywall"
-        case .message(let text, let canRetry)?:
+        case .paywall?:
+            members["state"] = "paywall"
+            members["code"] = .string(PlaybackCode.locked.rawValue)
+        case .message(let text, let canRetry, let code)?:
             members["state"] = "message"
             members["text"] = .string(text)
             members["canRetry"] = .bool(canRetry)
+            members["code"] = .string(code.rawValue)
         }
         return .object(members)
     }
 }
 
 /// `playback.play`: call the SDK's play with the ticket at `startAt` seconds and add the
-/// subtitles. `playAuthToken` is a secret, null for observers (`redacted`).
+/// subtitles. `playAuthToken` is a secret, null for observers, and so are the subtitles' URLs (`redacted`).
 public struct PlaybackPlayEvent: EventData {
     public static let type = EventType.playbackPlay
     public var filmId: String
@@ -84,10 +107,11 @@ public struct PlaybackPlayEvent: EventData {
                   startAt: startAt, subtitles: data["subtitles"]?.arrayValue ?? [], expiresAt: expiresAt)
     }
 
-    /// What observers get: the same without the token.
+    /// What observers get: no token, and subtitles without their (possibly signed) URLs.
     public var redacted: PlaybackPlayEvent {
         var copy = self
         copy.playAuthToken = nil
+        copy.subtitles = subtitles.map { ["lang": $0["lang"] ?? .null, "url": .null] }
         return copy
     }
 

@@ -56,6 +56,8 @@ public enum DaemonErrorName: String, Sendable, CaseIterable {
     case scenarioUnavailable = "interactive.ScenarioUnavailable"
     /// A device value from the player's SDK is unusable; `data.field` names it.
     case invalidDeviceValues = "interactive.InvalidDeviceValues"
+    /// The voice media process cannot run (an element, the audio device or a pipeline); `data.reason` says why.
+    case voiceUnavailable = "interactive.VoiceUnavailable"
     /// A configuration file a reload was asked to apply is refused; `data.key` names the key.
     case configRejected = "interactive.ConfigRejected"
 }

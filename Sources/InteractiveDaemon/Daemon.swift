@@ -25,6 +25,7 @@ public enum Daemon {
     static let shutdownGracePeriod: Duration = .seconds(4)
     static let shutdownDeadline: Duration = .seconds(5)
 
+    @LoopActor
     public static func main(arguments: [String], environment: [String: String]) async -> DaemonExit {
         let options: DaemonOptions
         do {
@@ -71,8 +72,8 @@ public enum Daemon {
 
         let bootId = DeviceIdentity.randomHex(bytes: 16)
         let bus = EventBus(bootId: bootId)
-        let config = await ConfigStore(layers: layers, filePath: configPath, store: store, bus: bus, log: log)
-        let settings = await config.settings
+        let config = ConfigStore(layers: layers, filePath: configPath, store: store, bus: bus, log: log)
+        let settings = config.settings
         guard EventLoop.shared.isRunning else {
             log.error("Cannot start the event loop's thread (out of resources?)")
             return .cannotCreate
@@ -88,7 +89,7 @@ public enum Daemon {
             log.warning("The bookkeeping thread could not be started at a lower priority (setpriority denied?); "
                         + "tracking and the store compete with the display path as equals")
         }
-        let managers = await DaemonManagers.assemble(store: store, bus: bus, config: config, deviceId: deviceId, log: log)
+        let managers = DaemonManagers.assemble(store: store, bus: bus, config: config, deviceId: deviceId, log: log)
         let (tracking, overlays, predict, playback, rooms) =
             (managers.tracking, managers.overlays, managers.predict, managers.playback, managers.rooms)
         await tracking.recoverAfterRestart()
@@ -118,7 +119,7 @@ public enum Daemon {
             return .unavailable
         }
 
-        await bus.setStatus("daemon", [
+        bus.setStatus("daemon", [
             "version": .string(interactivedVersion), "pid": .number(Double(getpid())),
             "startedAt": .string(Timestamp.rfc3339(Timestamp.nowMs())),
             "socket": ["path": JSONValue(listener.path), "activated": .bool(listener.activated)],
@@ -128,7 +129,7 @@ public enum Daemon {
         let notifier = ServiceNotifier()
         let reloader = ConfigReloader(config: config, bus: bus, notifier: notifier)
         let router = RequestRouter(bus: bus, config: config, reloader: reloader, rooms: rooms, overlays: overlays, playback: playback,
-                                   tracking: tracking.feed, version: interactivedVersion, log: log)
+                                   voice: managers.voice, version: interactivedVersion, log: log)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: 1024, log: log)
         let signals: AsyncStream<ProcessSignal>
@@ -143,7 +144,7 @@ public enum Daemon {
         let socketDescription = listener.activated ? "socket passed by systemd" : (listener.path ?? "?")
         // The store's health (and its later troubles: a full disk, and their end) reach
         // daemon.status, and through the status board STATUS=.
-        await bus.setStatus("store", await store.health.json)
+        bus.setStatus("store", await store.health.json)
         await store.observeHealth { health in await bus.setStatus("store", health.json) }
 
         // The kept viewer and room come back before any client is served, so that a client's
@@ -159,7 +160,9 @@ public enum Daemon {
             .init("playback", playback),
             .init("local API", FunctionService { shutdown in await shutdown.cancelling { await server.run() } }),
             .init("room", rooms),
+            .init("voice", managers.voice),
             .init("memory release", FunctionService { shutdown in await shutdown.cancelling { await MemoryRelease.run() } }),
+            .init("store upkeep", FunctionService { shutdown in await shutdown.cancelling { await StoreUpkeep.run(store, log: log) } }),
             .init("signals", FunctionService { shutdown in
                 await shutdown.cancelling { await handleSignals(signals, reloader: reloader, notifier: notifier, log: log) }
             }),
@@ -171,8 +174,8 @@ public enum Daemon {
         }
         // STATUS= follows the room, the backend connection and the overlays from here on (the
         // line is not even composed when no service manager listens).
-        if notifier.isListening { await bus.onStatusLineChange { notifier.status($0) } }
-        notifier.ready(status: await bus.statusLine)
+        if notifier.isListening { bus.onStatusLineChange { notifier.status($0) } }
+        notifier.ready(status: bus.statusLine)
         log.notice("interactived \(interactivedVersion) ready on \(socketDescription)", ["INTERACTIVE_BOOT_ID": bootId], id: .started)
 
         // Runs until a stop signal ends the signal service (or another service ends on its own).
@@ -181,17 +184,16 @@ public enum Daemon {
         let group = ServiceGroup(services, gracePeriod: shutdownGracePeriod) { _ in
             alarm(UInt32(shutdownDeadline.components.seconds))
         }
-        // The services' tasks prefer the loop: their nonisolated steps run there, instead of
-        // waking a thread of the cooperative pool (README, Threads).
-        let outcome = await withTaskExecutorPreference(EventLoop.shared.taskExecutor) {
-            await group.run(until: ShutdownSignal())
-        }
+        let outcome = await group.run(until: ShutdownSignal())
         alarm(0)
         for failure in outcome.failures { log.error("The \(failure.name) service failed: \(failure.error)") }
         if let first = outcome.endedFirst, first != "signals" { log.error("The \(first) service ended on its own; stopping") }
         if !outcome.cancelled.isEmpty {
             log.warning("Graceful stop took longer than \(shutdownGracePeriod); cancelled: \(outcome.cancelled.joined(separator: ", "))")
         }
+        // Every write is in: the write-ahead log is emptied into the database (a token forgotten
+        // during the run is then in neither file).
+        await store.truncateLog()
         listener.close()
         return .ok
     }

@@ -30,7 +30,9 @@ extension JSONValue {
     }
 }
 
-private struct JSONParser {
+/// The one JSON grammar: `parseDocument` builds the value; `skipValue` checks a value by the same
+/// rules without building anything (JSONDocument.swift).
+struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var index = 0
@@ -261,6 +263,94 @@ private struct JSONParser {
             default:
                 if byte < 0x20 { throw fail("control character in string") }
                 scalars.append(byte)
+                index += 1
+            }
+        }
+        throw fail("unterminated string")
+    }
+
+    // MARK: Checking without building
+
+    /// Checks the value at `index` and moves past it, building nothing (but the `Double` of a
+    /// number and a short-lived copy of a non-ASCII string, checked as UTF-8 and dropped).
+    mutating func skipValue() throws(JSONParseError) {
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try skipContainer(close: UInt8(ascii: "}"), members: true)
+        case UInt8(ascii: "["): try skipContainer(close: UInt8(ascii: "]"), members: false)
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "t"): try expectLiteral("true")
+        case UInt8(ascii: "f"): try expectLiteral("false")
+        case UInt8(ascii: "n"): try expectLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try parseNumber()
+        default: throw fail("unexpected character")
+        }
+    }
+
+    private mutating func skipContainer(close: UInt8, members: Bool) throws(JSONParseError) {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == close {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            if members {
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+                try skipString()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+                index += 1
+                skipWhitespace()
+            }
+            try skipValue()
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == close {
+                index += 1
+                return
+            } else {
+                throw fail(members ? "expected ',' or '}'" : "expected ',' or ']'")
+            }
+        }
+    }
+
+    /// A string's escapes are checked as `parseString` reads them; its raw bytes, when not all
+    /// ASCII, are checked as UTF-8 (escapes are ASCII and decode to whole scalars, so the raw
+    /// bytes are valid exactly when the decoded ones are).
+    private mutating func skipString() throws(JSONParseError) {
+        index += 1
+        let start = index
+        var allASCII = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                if !allASCII, String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) == nil {
+                    throw JSONParseError(offset: start, reason: "string is not valid UTF-8")
+                }
+                index += 1
+                return
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw fail("unexpected end of input") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    break
+                case UInt8(ascii: "u"): _ = try parseUnicodeEscape()
+                default: throw fail("invalid escape")
+                }
+            default:
+                if byte < 0x20 { throw fail("control character in string") }
+                if byte >= 0x80 { allASCII = false }
                 index += 1
             }
         }

@@ -97,13 +97,21 @@ extension JSONValue {
     public static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: [UInt8] = []
-        digits.reserveCapacity(20)
+        var count = 1
+        var scale: UInt64 = 10
+        while count < 20 && magnitude >= scale {
+            count += 1
+            scale &*= 10
+        }
+        // The digits are written in place, last first: no buffer of their own.
+        let end = out.count + count
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        var index = end
         repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            index -= 1
+            out[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
             magnitude /= 10
         } while magnitude > 0
-        out.append(contentsOf: digits.reversed())
     }
 
     /// Appends `s` as a JSON string literal.
@@ -111,7 +119,7 @@ extension JSONValue {
         var text = s
         let copied = text.withUTF8 { bytes -> Bool in
             // Most strings need no escaping: copy them in one go.
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))

@@ -6,12 +6,12 @@ import Glibc
 /// A TCP connection, optionally under TLS, driven by the event loop: non-blocking I/O, readiness
 /// from epoll, no thread of its own.
 ///
-/// `connect` may be awaited from anywhere. Everything else runs on the loop (call it from an actor
-/// pinned to `EventLoop.shared`); events reach the handler given to `start`, on the loop, in
-/// order: what was received (plaintext), `drained` once queued output is all written, and
-/// `closed` exactly once at the end (nil for an orderly end, either side's). Those loop-only
-/// methods check that they run on the loop's thread (`LoopConfined`), in every build.
-public final class Connection: Sendable {
+/// Isolated to `LoopActor`: it lives on the loop, and so does everything that uses it. Events
+/// reach the handler given to `start`, on the loop, in order: what was received (plaintext),
+/// `drained` once queued output is all written, and `closed` exactly once at the end (nil for an
+/// orderly end, either side's). The I/O itself is in Connection+IO.swift.
+@LoopActor
+public final class Connection {
     /// What the connection tells its owner.
     public enum Event: Sendable {
         /// Bytes from the peer (plaintext under TLS).
@@ -23,14 +23,48 @@ public final class Connection: Sendable {
     }
 
     /// Output queued beyond this many bytes fails the connection (a peer that stopped reading).
-    public static let maxQueuedOutput = 64 << 20
+    public nonisolated static let maxQueuedOutput = 64 << 20
+    /// Chunks read per turn of the loop before other work gets its turn.
+    static let chunksPerTurn = 16
 
-    /// The connection's state and logic, touched only on the loop (the box checks it).
-    private let core: LoopConfined<ConnectionCore>
+    enum Phase {
+        /// Connecting or in the TLS handshake; `setup` is waiting.
+        case opening
+        /// Started; events go to the handler.
+        case open
+        /// `close()` was called: writing what is queued, then dropping input until the peer closes.
+        case closing(drained: Bool)
+        case closed
+    }
 
-    /// On the loop: a connection for `fd`, whose connect has started.
-    private init(fd: Int32, loop: EventLoop) {
-        core = ConnectionCore.boxed(fd: fd, loop: loop)
+    let loop = EventLoop.shared
+    let fd: Int32
+    var phase = Phase.opening
+    var tls: TLSSession?
+    var handler: (@LoopActor (Event) -> Void)?
+    var readingEnabled = true
+    var output: [UInt8] = []
+    var outputOffset = 0
+    var setup: CheckedContinuation<Void, any Error>?
+    var setupTimer: TimerID?
+    /// Why the connection closed, for a `start` that comes after the end.
+    var endReason: NetworkError?
+    var lingerTimer: TimerID?
+    /// Set when the handler must hear `drained` after the current output is written.
+    var reportDrain = false
+    var onWritable: (() -> Void)?
+    var onReadable: (() -> Void)?
+
+    /// A connection for `fd`, whose connect has started.
+    private init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// A connection dropped without `close` or `abort`: its descriptor is closed on the loop.
+    isolated deinit {
+        if case .closed = phase { return }
+        loop.deregister(fd)
+        _ = Glibc.close(fd)
     }
 
     // MARK: Connecting
@@ -39,13 +73,12 @@ public final class Connection: Sendable {
     /// what is left of `timeout`) and, with `tls`, completes the TLS handshake with verification. Cancelling the
     /// calling task ends the attempt at once. Throws `NetworkError` (`.cancelled` when cancelled).
     public static func connect(
-        host: String, port: Int, tls: TLSOptions?, timeout: Duration, loop: EventLoop = .shared,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        host: String, port: Int, tls: TLSOptions?, timeout: Duration, log: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> Connection {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let addresses: [SocketAddress]
         do {
-            addresses = try await withTimeout(timeout, "resolving \(host)", loop: loop) {
+            addresses = try await withTimeout(timeout, "resolving \(host)") {
                 try await DNSResolver.resolve(host: host, port: port)
             }
         } catch let error as TimeoutError {
@@ -61,7 +94,7 @@ public final class Connection: Sendable {
             guard remaining > .zero else { throw NetworkError.timeout("connecting to \(host):\(port)") }
             let share = remaining / (addresses.count - index)
             do {
-                let connection = try await open(address, loop: loop)
+                let connection = try open(address)
                 try await connection.perform(until: ContinuousClock.now.advanced(by: share),
                                              what: "TCP connect to \(address.description)") { $0.finishConnecting(address) }
                 if let tls {
@@ -82,8 +115,8 @@ public final class Connection: Sendable {
         throw lastError
     }
 
-    /// A non-blocking socket, its connect started, and its connection made on the loop.
-    private static func open(_ address: SocketAddress, loop: EventLoop) async throws -> Connection {
+    /// A non-blocking socket, its connect started.
+    private static func open(_ address: SocketAddress) throws -> Connection {
         let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let fd = socket(address.family, flags, 0)
         guard fd >= 0 else { throw NetworkError.connectFailed("socket(): \(errnoText())") }
@@ -96,60 +129,94 @@ public final class Connection: Sendable {
             _ = Glibc.close(fd)
             throw error
         }
-        return await withCheckedContinuation { made in
-            loop.execute { made.resume(returning: Connection(fd: fd, loop: loop)) }
-        }
+        return Connection(fd: fd)
     }
 
-    /// Runs `step` on the loop with the set-up waiting for it, failing with a timeout at `deadline`.
-    private func perform(until deadline: ContinuousClock.Instant, what: String,
-                         _ step: @escaping @Sendable (ConnectionCore) -> Void) async throws {
-        let core = self.core
+    /// Runs `step` with the set-up waiting for it, failing with a timeout at `deadline`.
+    private func perform(until deadline: ContinuousClock.Instant, what: String, _ step: (Connection) -> Void) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                core.loop.execute {
-                    core.value.beginSetup(continuation, until: deadline, what: what, step)
-                }
+                beginSetup(continuation, until: deadline, what: what, step)
             }
         } onCancel: {
-            core.loop.execute { [weak core] in core?.value.fail(.cancelled) }
+            EventLoop.shared.execute { [weak self] in self?.fail(.cancelled) }
         }
     }
 
     // MARK: Running
 
-    /// Starts delivering events to `handler`. Loop only; once.
-    public func start(_ handler: @escaping @Sendable (Event) -> Void) {
-        core.value.start(handler)
+    /// Starts delivering events to `handler`. Once.
+    public func start(_ handler: @escaping @LoopActor (Event) -> Void) {
+        guard case .opening = phase else {
+            if case .closed = phase { handler(.closed(endReason)) }
+            return
+        }
+        phase = .open
+        self.handler = handler
+        // Bytes may already wait in the kernel or in TLS's buffer: read now, not at the next edge.
+        pump()
     }
 
-    /// Queues `bytes` for sending, in call order. Loop only.
+    /// Queues `bytes` for sending, in call order.
     public func write(_ bytes: [UInt8]) {
-        core.value.write(bytes)
+        guard case .open = phase else { return }
+        if let tls {
+            do {
+                try tls.write(bytes)
+            } catch {
+                fail(error)
+                return
+            }
+            flushTLSOutput()
+        } else {
+            output.append(contentsOf: bytes)
+            flushOutput()
+        }
     }
 
-    /// Asks for a `drained` event once everything queued is written (at once if nothing is). Loop only.
+    /// Asks for a `drained` event once everything queued is written (at once if nothing is).
     public func notifyWhenDrained() {
-        core.value.notifyWhenDrained()
+        guard case .open = phase else { return }
+        if output.count == outputOffset {
+            handler?(.drained)
+        } else {
+            reportDrain = true
+        }
     }
 
     /// Flow control: while off, nothing is read, so the peer's data waits in the kernel and TCP
-    /// slows the peer down. Loop only.
+    /// slows the peer down.
     public func setReading(_ on: Bool) {
-        core.value.setReading(on)
+        guard readingEnabled != on else { return }
+        readingEnabled = on
+        if on { pump() }
     }
 
     /// Writes what is queued (and a TLS close_notify), then waits for the peer to close its side
     /// before closing the socket, `linger` at most. Closing at once could reset the connection (a
     /// close with unread bytes sends RST), and RFC 6455 §7.1.1 asks a client to let the server
-    /// close the TCP connection first. Nothing more is delivered but `closed`. Loop only.
+    /// close the TCP connection first. Nothing more is delivered but `closed`.
     public func close(linger: Duration = .seconds(2)) {
-        core.value.close(linger: linger)
+        switch phase {
+        case .open:
+            phase = .closing(drained: false)
+            lingerTimer = loop.schedule(after: linger) { [weak self] in self?.finish(nil) }
+            if let tls {
+                tls.shutdown()
+                flushTLSOutput()
+            } else {
+                flushOutput()
+            }
+        case .opening:
+            fail(.cancelled)
+        case .closing, .closed:
+            return
+        }
     }
 
-    /// Closes the socket now; the handler hears `closed(error)`. Loop only.
+    /// Closes the socket now; the handler hears `closed(error)`.
     public func abort(_ error: NetworkError = .cancelled) {
-        core.value.fail(error)
+        fail(error)
     }
 }
 

@@ -28,11 +28,9 @@ public final class BookkeepingExecutor: SerialExecutor, @unchecked Sendable {
     private let running = Atomic<Bool>(false)
     private var threadRunning: Bool { running.load(ordering: .acquiring) }
     private let thread = Atomic<UInt>(0)
-    /// The task executor the daemon's tasks prefer (the event loop's): jobs run with it, so that a
-    /// call between two actors of this executor needs no executor switch (see `EventLoop.run`).
-    /// Taken before the thread starts: the loop, started by its first use, must not be started
+    /// The loop, started before this thread: started by its first use, it must not be started
     /// from this thread, whose nice value a new thread would inherit.
-    private let preferredTaskExecutor: LoopTaskExecutor
+    private let loop: EventLoop
 
     /// False when the thread could not lower its priority (a seccomp filter without
     /// `setpriority`) or could not be created (its jobs then run on the event loop): bookkeeping
@@ -40,7 +38,7 @@ public final class BookkeepingExecutor: SerialExecutor, @unchecked Sendable {
     public var priorityLowered: Bool { lowered.load(ordering: .acquiring) }
 
     private init(name: String, nice: Int32 = 10) {
-        preferredTaskExecutor = EventLoop.shared.taskExecutor
+        loop = EventLoop.shared
         semaphore = .allocate(capacity: 1)
         sem_init(semaphore, 0, 0)
         let started = Atomic<Bool>(false)
@@ -58,7 +56,7 @@ public final class BookkeepingExecutor: SerialExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         guard threadRunning else {
             // Still serial: the loop runs one block at a time, in order.
-            EventLoop.shared.execute { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+            loop.execute { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
             return
         }
         let wake = queue.withLock { queue -> Bool in
@@ -90,8 +88,7 @@ public final class BookkeepingExecutor: SerialExecutor, @unchecked Sendable {
                     return jobs
                 }
                 guard !jobs.isEmpty else { break }
-                let tasks = preferredTaskExecutor.asUnownedTaskExecutor()
-                for job in jobs { job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: tasks) }
+                for job in jobs { job.runSynchronously(on: asUnownedSerialExecutor()) }
             }
         }
     }

@@ -7,16 +7,20 @@ import Glibc
 /// The process's one event loop: a thread waiting in epoll for the sockets registered with it,
 /// woken by an eventfd when work arrives, and running the timers of a heap.
 ///
-/// Each turn it runs, in this order: blocks (`execute`) and jobs (as the `SerialExecutor` of every
-/// actor pinned to it and, through `taskExecutor`, the `TaskExecutor` of tasks that prefer it) in
-/// the order they were submitted; then the timers that are due (`schedule`); then the handlers of
+/// Each turn it runs, in this order: blocks (`execute`) and jobs (as the `SerialExecutor` of
+/// `LoopActor`) in the order they were submitted; then the timers that are due (`schedule`); then the handlers of
 /// the descriptors epoll reported. A socket's readiness, its read, the protocol decoding and the actor that
 /// decides what to do with it therefore all run on this one thread, without a hop.
 ///
 /// Work on the loop must never block. What may block (SQLite) runs on `BookkeepingExecutor`.
 ///
-/// `@unchecked Sendable`: `handlers` and `readBuffer` are touched only on the loop's thread (each
-/// access checks `preconditionInLoop`); everything else is immutable or inside a `Mutex`.
+/// Everything it runs for others is isolated to `LoopActor` (whose executor it is): the I/O
+/// handlers, the timers and the blocks. The methods that touch its loop-only state (`register`,
+/// `deregister`, `withReadBuffer`) are isolated to it too, so the compiler checks that they are
+/// called on the loop.
+///
+/// `@unchecked Sendable`: `handlers` and `readBuffer` are touched only by `LoopActor`-isolated
+/// methods and by the loop's own thread in `run`; everything else is immutable or inside a `Mutex`.
 public final class EventLoop: SerialExecutor, @unchecked Sendable {
     /// The loop every part of the daemon shares (its thread is named "interactived.ev").
     public static let shared = EventLoop(name: "interactived.ev")
@@ -26,12 +30,8 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     private var wakeFD: Int32 { inbox.wakeFD }
     private let time = LoopTime()
     private let loopThread = Atomic<UInt>(0)
-    /// The loop as a `TaskExecutor`: nonisolated code of a task that prefers it runs on the loop.
-    /// (A separate object: a job enqueued through it runs as the task's, not as if isolated to
-    /// the loop's actors, so the task's next nonisolated step needs no executor switch.)
-    public let taskExecutor: LoopTaskExecutor
     // Loop thread only.
-    private var handlers: [Int32: @Sendable (IOEvents) -> Void] = [:]
+    private var handlers: [Int32: @LoopActor @Sendable (IOEvents) -> Void] = [:]
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
 
     /// False when the loop's thread or its descriptors could not be created (the process is out
@@ -39,11 +39,10 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     public var isRunning: Bool { running.load(ordering: .acquiring) }
     private let running = Atomic<Bool>(false)
 
-    /// Starts a loop on a new thread named `name`.
-    public init(name: String) {
+    /// Starts the loop on a new thread named `name`.
+    private init(name: String) {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         inbox = LoopInbox(wakeFD: runtime_eventfd())
-        taskExecutor = LoopTaskExecutor(inbox: inbox)
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.fd = wakeFD
@@ -87,7 +86,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     // MARK: Work
 
     /// Runs `work` on the loop after everything submitted before it. From any thread.
-    public func execute(_ work: @escaping @Sendable () -> Void) {
+    public func execute(_ work: @escaping @LoopActor @Sendable () -> Void) {
         inbox.submit(.block(work))
     }
 
@@ -97,7 +96,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     /// Runs `work` on the loop at `deadline` (at once if it has passed). From any thread.
     @discardableResult
-    public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () -> Void) -> TimerID {
+    public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping @LoopActor @Sendable () -> Void) -> TimerID {
         let nanoseconds = time.nanoseconds(at: deadline)
         let (id, wake) = inbox.state.withLock { state -> (TimerID, Bool) in
             state.nextTimerID &+= 1
@@ -111,7 +110,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     /// Runs `work` on the loop after `delay`. From any thread.
     @discardableResult
-    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> TimerID {
+    public func schedule(after delay: Duration, _ work: @escaping @LoopActor @Sendable () -> Void) -> TimerID {
         schedule(at: ContinuousClock.now.advanced(by: max(delay, .zero)), work)
     }
 
@@ -123,9 +122,9 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     // MARK: I/O
 
     /// Watches the non-blocking descriptor `fd` (edge-triggered, readable and writable);
-    /// `handler` runs on the loop with what epoll reported. Loop thread only.
-    public func register(_ fd: Int32, _ handler: @escaping @Sendable (IOEvents) -> Void) throws(EventLoopError) {
-        preconditionInLoop()
+    /// `handler` runs on the loop with what epoll reported.
+    @LoopActor
+    public func register(_ fd: Int32, _ handler: @escaping @LoopActor @Sendable (IOEvents) -> Void) throws(EventLoopError) {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
         event.data.fd = fd
@@ -135,19 +134,19 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         handlers[fd] = handler
     }
 
-    /// Stops watching `fd`. Call before closing it. Loop thread only.
+    /// Stops watching `fd`. Call before closing it.
+    @LoopActor
     public func deregister(_ fd: Int32) {
-        preconditionInLoop()
         guard handlers.removeValue(forKey: fd) != nil else { return }
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
     }
 
     /// Lends the loop's one 64 KiB read buffer: every socket is read on the loop, one at a
     /// time, so one buffer serves them all (a buffer per connection would cost 64 KiB each).
-    /// Copy what `body` needs out of it before returning. Loop thread only.
+    /// Copy what `body` needs out of it before returning.
+    @LoopActor
     public func withReadBuffer<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
-        preconditionInLoop()
-        return try readBuffer.withUnsafeMutableBytes(body)
+        try readBuffer.withUnsafeMutableBytes(body)
     }
 
     // MARK: The loop
@@ -157,25 +156,23 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         // Two buffers swapped each turn, so taking the queue allocates nothing.
         var batch: [LoopInbox.Work] = []
         let serial = asUnownedSerialExecutor()
-        let tasks = taskExecutor.asUnownedTaskExecutor()
         while true {
             inbox.state.withLock { state in swap(&batch, &state.queue) }
             for item in batch {
                 switch item {
-                case .block(let block): block()
-                // With the loop as the task executor too: the daemon's tasks prefer it, and the
-                // runtime switches executors (queues the task again, a window for reentrancy) on
-                // every call between actors of the loop when the running job's task executor is
-                // not the one the task prefers.
-                case .actorJob(let job): job.runSynchronously(isolatedTo: serial, taskExecutor: tasks)
-                case .taskJob(let job): job.runSynchronously(on: tasks)
+                case .block(let block): LoopActor.assumeIsolated { block() }
+                // Without a task executor: no task prefers one, and the runtime suspends and
+                // queues a task again (a window for other work between a check and the wait
+                // that depends on it) on every await when the running job's task executor is
+                // not the task's preference.
+                case .actorJob(let job): job.runSynchronously(on: serial)
                 }
             }
             batch.removeAll(keepingCapacity: true)
             // Timers one at a time, after the batch: a timer cancelled by the work before it
             // (or by the timer before it) does not run.
             let now = time.now
-            while let timer = inbox.state.withLock({ $0.timers.popFirst(dueAt: now) }) { timer.work() }
+            while let timer = inbox.state.withLock({ $0.timers.popFirst(dueAt: now) }) { LoopActor.assumeIsolated { timer.work() } }
 
             // Wait for I/O until the nearest timer; only poll when more work arrived meanwhile.
             let timeout = inbox.state.withLock { state -> Int32 in
@@ -204,7 +201,8 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
                     _ = read(wakeFD, &value, 8)
                     continue
                 }
-                handlers[fd]?(IOEvents(epoll: events[index].events))
+                let ready = IOEvents(epoll: events[index].events)
+                LoopActor.assumeIsolated { handlers[fd]?(ready) }
             }
         }
     }
@@ -228,25 +226,12 @@ extension IOEvents {
     }
 }
 
-/// The event loop as the `TaskExecutor` of tasks that prefer it (`EventLoop.taskExecutor`).
-public final class LoopTaskExecutor: TaskExecutor {
-    private let inbox: LoopInbox
-
-    fileprivate init(inbox: LoopInbox) { self.inbox = inbox }
-
-    public func enqueue(_ job: consuming ExecutorJob) {
-        inbox.submit(.taskJob(UnownedJob(job)))
-    }
-}
-
 /// What other threads hand the loop: work, timers, and the eventfd that wakes it.
 private final class LoopInbox: Sendable {
     enum Work {
-        case block(@Sendable () -> Void)
-        /// A job of an actor pinned to the loop.
+        case block(@LoopActor @Sendable () -> Void)
+        /// A job isolated to the loop actor.
         case actorJob(UnownedJob)
-        /// A job of a task that prefers the loop, outside any actor.
-        case taskJob(UnownedJob)
     }
 
     struct State {

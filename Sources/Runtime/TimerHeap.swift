@@ -1,6 +1,9 @@
 /// Identifies a scheduled timer, to cancel it.
 public struct TimerID: Hashable, Sendable {
     let value: UInt64
+
+    /// A timer of a scheduler of its own (a test's) numbered `value`.
+    public init(value: UInt64) { self.value = value }
 }
 
 /// The loop's timers, earliest first: a binary min-heap on (deadline, order of scheduling) with
@@ -10,7 +13,7 @@ struct TimerHeap {
     struct Timer {
         let id: TimerID
         let deadline: UInt64
-        let work: @Sendable () -> Void
+        let work: @LoopActor @Sendable () -> Void
 
         func precedes(_ other: Timer) -> Bool { (deadline, id.value) < (other.deadline, other.id.value) }
     }

@@ -40,4 +40,14 @@ public struct ReconnectBackoff<Instant: InstantProtocol>: Sendable where Instant
         failures += 1
         return .milliseconds(Int.random(in: 0...ceiling, using: &random))
     }
+
+    /// A delay of `floor` at least (at most the policy's cap): `floor` plus one uniform in
+    /// [0, max(floor, ceiling)], so that clients sent away together come back spread over as
+    /// long again.
+    public mutating func nextDelay<R: RandomNumberGenerator>(atLeast floor: Duration, using random: inout R) -> Duration {
+        let floorMs = min(max(0, floor.milliseconds), policy.capMs)
+        let spread = max(floorMs, ceilingMs(afterFailures: failures))
+        failures += 1
+        return .milliseconds(floorMs + Int.random(in: 0...spread, using: &random))
+    }
 }

@@ -64,6 +64,12 @@ public struct SocketIOConfiguration: Sendable {
     public var emitBufferLimit: Int
     /// Largest incoming WebSocket message (a larger one fails the connection with close code 1009).
     public var maxMessageBytes: Int
+    /// nil (Socket.IO's own rule): a DISCONNECT from the server stops the client. Otherwise the
+    /// client connects again after it, as after a lost connection (when `reconnect` is
+    /// enabled), the first attempt waiting this long at least plus up to as much again (or the
+    /// backoff's ceiling, if larger): a server that disconnects every client on a graceful
+    /// shutdown does not get them all back at once.
+    public var reconnectAfterServerDisconnect: Duration?
 
     public init(
         url: String,
@@ -74,7 +80,8 @@ public struct SocketIOConfiguration: Sendable {
         tls: TLSOptions = TLSOptions(),
         connectTimeout: Duration = .seconds(10),
         emitBufferLimit: Int = 256,
-        maxMessageBytes: Int = 16 << 20
+        maxMessageBytes: Int = 16 << 20,
+        reconnectAfterServerDisconnect: Duration? = nil
     ) {
         self.url = url
         self.path = path
@@ -85,6 +92,7 @@ public struct SocketIOConfiguration: Sendable {
         self.connectTimeout = connectTimeout
         self.emitBufferLimit = emitBufferLimit
         self.maxMessageBytes = maxMessageBytes
+        self.reconnectAfterServerDisconnect = reconnectAfterServerDisconnect
     }
 }
 
@@ -117,7 +125,8 @@ public enum SocketIOConnectionState: Sendable, Equatable {
     /// The server refused the connection (`SocketIOError.connectionRefused`). The client does not
     /// retry by itself; `reconnectNow()` tries again (e.g. after a new login).
     case refused(SocketIOError)
-    /// The client stopped: `.disconnectedByClient`, `.disconnectedByServer`, `.invalidURL`, or the
+    /// The client stopped: `.disconnectedByClient`, `.disconnectedByServer` (unless
+    /// `reconnectAfterServerDisconnect` is set), `.invalidURL`, or the
     /// error that ended the connection when reconnection is disabled.
     case disconnected(SocketIOError)
 }

@@ -12,6 +12,8 @@ struct EngineIOMachine {
         case opened(EngineIOHandshake)
         /// A data message from the server.
         case message(EngineIOMessage)
+        /// The server answered the client's ping (v3).
+        case pongReceived
         /// The session is over (the server closed it, broke the protocol, or went silent).
         case failed(SocketIOError)
     }
@@ -70,7 +72,8 @@ struct EngineIOMachine {
         case .message(let body): return [.message(.text(body))]
         case .binary(let data): return [.message(.binary(data))]
         case .ping(let body): return [.send(.pong(body))]
-        case .pong, .noop, .upgrade: return []
+        case .pong: return version == .v3 ? [.pongReceived] : []
+        case .noop, .upgrade: return []
         case .close: return fail(.connectionLost("the server closed the Engine.IO session"))
         case .open: return fail(.protocolViolation("a second Engine.IO open packet"))
         }

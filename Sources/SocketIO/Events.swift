@@ -8,6 +8,24 @@ public struct SocketIOAckToken: Sendable, Hashable {
     let epoch: Int
 }
 
+/// Where an emit was written: the connection (its epoch) and the count of Engine.IO packets the
+/// client had sent on it, that one included. `SocketIOClientUpdate.carried` tells when everything
+/// up to a mark is proven to have reached the server.
+public struct SocketIOWriteMark: Sendable, Hashable {
+    public let connection: Int
+    public let sequence: Int
+
+    public init(connection: Int, sequence: Int) {
+        self.connection = connection
+        self.sequence = sequence
+    }
+
+    /// Whether `other` is on the same connection and no later.
+    public func covers(_ other: SocketIOWriteMark) -> Bool {
+        connection == other.connection && other.sequence <= sequence
+    }
+}
+
 /// Arguments with binary attachments.
 ///
 /// JSON cannot hold bytes, so binary values are represented the way Socket.IO puts them on the
@@ -39,12 +57,17 @@ public struct SocketIOEvent: Sendable, Equatable {
     public var attachments: [[UInt8]]
     /// Present when the server waits for an acknowledgement: pass it to `SocketIOClient.ack`.
     public var ackToken: SocketIOAckToken?
+    /// The size of the packet it came in, as text: at least that of each argument's JSON text
+    /// (nil when not known), so a size check of an argument need not serialize it again.
+    public var byteCount: Int?
 
-    public init(name: String, args: [JSONValue], attachments: [[UInt8]] = [], ackToken: SocketIOAckToken? = nil) {
+    public init(name: String, args: [JSONValue], attachments: [[UInt8]] = [], ackToken: SocketIOAckToken? = nil,
+                byteCount: Int? = nil) {
         self.name = name
         self.args = args
         self.attachments = attachments
         self.ackToken = ackToken
+        self.byteCount = byteCount
     }
 
     /// The bytes a placeholder argument stands for.

@@ -2,77 +2,69 @@ import JSONValue
 import Network
 import Runtime
 
+/// What a Socket.IO client tells its owner, in the order it happened.
+public enum SocketIOClientUpdate: Sendable {
+    /// The connection's state changed (starting after `idle`).
+    case state(SocketIOConnectionState)
+    /// An event the server sent (events that arrive before the CONNECT reply included).
+    case event(SocketIOEvent)
+    /// Everything written up to the mark is proven to have reached the server (by the heartbeat:
+    /// `SocketIOConnectionMachine`), whether or not the server acknowledges it.
+    case carried(SocketIOWriteMark)
+}
+
 /// A Socket.IO client that keeps one connection to one namespace, reconnecting as its policy says.
 ///
-/// A thin shell on the process's event loop: every decision is `SocketIOClientMachine`'s; this
-/// actor feeds it bytes, timer firings and commands with the current time, and performs what it
-/// asks for on a `Network.Connection`.
+/// A thin shell on the event loop (isolated to `LoopActor`): every decision is
+/// `SocketIOClientMachine`'s; this feeds it bytes, timer firings and commands with the current
+/// time, and performs what it asks for on a `Network.Connection`.
 ///
-/// Events and state changes come as asynchronous sequences, each meant for a single consumer.
-/// A slow consumer never loses an event: while its backlog of events is large, the client stops
-/// reading from the server, so memory stays bounded. Emits made while disconnected wait in a
-/// bounded buffer, or fail at once with `EmitPolicy.fail`.
-public actor SocketIOClient {
-    /// Events sent by the server, in order (events that arrive before the CONNECT reply included).
-    public nonisolated let events: SocketIOEventStream
-    /// Connection state changes, starting after `idle`.
-    public nonisolated let states: AsyncStream<SocketIOConnectionState>
-
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+/// State changes and the server's events go to `handler`, on the loop, in order, each as soon as
+/// it is decoded: the backend's bytes reach the owner without a task, a queue or a hop. Emits made
+/// while disconnected wait in a bounded buffer, or fail at once with `EmitPolicy.fail`.
+@LoopActor
+public final class SocketIOClient {
+    public typealias Handler = @LoopActor (SocketIOClientUpdate) -> Void
 
     private let loop = EventLoop.shared
     private var machine: SocketIOClientMachine
-    private let credentials: @Sendable () async -> SocketIOCredentials
+    private let credentials: @LoopActor () -> SocketIOCredentials
     private let log: @Sendable (SocketIOLogLevel, String) -> Void
-    private let eventsMailbox: Mailbox<(SocketIOEvent, Int)>
-    private let statesContinuation: AsyncStream<SocketIOConnectionState>.Continuation
-    private let consumption = EventConsumption()
+    private let handler: Handler
     /// The open connection, and the attempt that opens one.
     private var connection: Connection?
     private var opening: Task<Void, Never>?
     private var timers: [SocketIOClientMachine.Timer: TimerID] = [:]
-    private var acks: [Int: CheckedContinuation<SocketIOPayload, any Error>] = [:]
+    /// What to do with each awaited acknowledgement.
+    private var acks: [Int: @LoopActor (Result<SocketIOPayload, any Error>) -> Void] = [:]
     /// Callers of `disconnect` and `reconnectNow` waiting for the close handshake.
     private var closingWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// - Parameters:
     ///   - credentials: called before every connection attempt, so new headers, auth or query
     ///     (e.g. after a login) apply to the next connection.
-    ///   - log: the only callback; called on the event loop.
+    ///   - log: called on the event loop.
+    ///   - handler: told every state change and server event, on the loop, in order.
     public init(
         configuration: SocketIOConfiguration,
-        credentials: @escaping @Sendable () async -> SocketIOCredentials,
-        log: @escaping @Sendable (SocketIOLogLevel, String) -> Void = { _, _ in }
+        credentials: @escaping @LoopActor () -> SocketIOCredentials,
+        log: @escaping @Sendable (SocketIOLogLevel, String) -> Void = { _, _ in },
+        handler: @escaping Handler
     ) {
         var seed = SystemRandomNumberGenerator()
         machine = SocketIOClientMachine(configuration: configuration, seed: seed.next())
         self.credentials = credentials
         self.log = log
-        let eventsMailbox = Mailbox<(SocketIOEvent, Int)>()
-        self.eventsMailbox = eventsMailbox
-        events = SocketIOEventStream(base: eventsMailbox, consumption: consumption)
-        (states, statesContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-        consumption.attach(self)
+        self.handler = handler
     }
 
-    /// From any thread: takes the consumer's tally into the machine, on the loop.
-    nonisolated func scheduleConsumptionDrain() {
-        loop.execute { [weak self] in self?.assumeIsolated { $0.drainConsumption() } }
-    }
-
-    deinit {
+    isolated deinit {
         opening?.cancel()
         for timer in timers.values { loop.cancel(timer) }
-        if let connection { loop.execute { connection.abort(.cancelled) } }
-        eventsMailbox.finish()
-        statesContinuation.finish()
-        for continuation in acks.values { continuation.resume(throwing: SocketIOError.disconnectedByClient) }
+        connection?.abort(.cancelled)
+        for completion in acks.values { completion(.failure(SocketIOError.disconnectedByClient)) }
         for waiter in closingWaiters { waiter.resume() }
     }
-
-    /// The event loop, as a task executor: a task that consumes `events` can prefer it to get
-    /// each event on the thread that decoded it. Anything slow or blocking there delays all I/O.
-    public nonisolated var ioExecutor: any TaskExecutor { EventLoop.shared.taskExecutor }
 
     /// The connection's socket id while connected.
     public var socketId: String? { machine.socketId }
@@ -80,7 +72,7 @@ public actor SocketIOClient {
     /// Whether the namespace is connected now.
     public var isConnected: Bool { machine.isConnected }
 
-    /// The state last published on `states`.
+    /// The state last told.
     public var state: SocketIOConnectionState { machine.state }
 
     /// Emits dropped from the full offline buffer since the client was created.
@@ -129,11 +121,41 @@ public actor SocketIOClient {
 
     /// Sends an event. While disconnected it is buffered (`.buffer`) or refused with
     /// `.notConnected` (`.fail`). Binary values go in `attachments`, referenced from `args` by
-    /// `SocketIOBinary.placeholder(n)`.
+    /// `SocketIOBinary.placeholder(n)`. Returns where it was written (nil: buffered).
+    @discardableResult
     public func emit(
         _ event: String, _ args: [JSONValue], attachments: [[UInt8]] = [], whenDisconnected policy: EmitPolicy = .buffer
-    ) throws {
+    ) throws -> SocketIOWriteMark? {
         perform(try machine.emit(event, args, attachments: attachments, policy: policy, now: .now))
+        return machine.lastEmitMark
+    }
+
+    /// Sends an event and calls `completion` on the loop with the server's acknowledgement, or
+    /// with the failure: `.timeout` after `timeout` (counted from this call, time in the offline
+    /// buffer included), `.connectionLost` (the connection ended first), `.emitDropped`. Throws
+    /// `.notConnected` (with `.fail`) and what the connection refuses, without calling
+    /// `completion`. Returns where it was written (nil: buffered).
+    @discardableResult
+    public func emitWithAck(
+        _ event: String, _ args: [JSONValue], attachments: [[UInt8]] = [], timeout: Duration,
+        whenDisconnected policy: EmitPolicy = .buffer,
+        completion: @escaping @LoopActor (Result<SocketIOPayload, SocketIOError>) -> Void
+    ) throws(SocketIOError) -> SocketIOWriteMark? {
+        try emitWithAck(id: machine.reserveAckId(), event, .values(args), attachments: attachments, timeout: timeout, policy: policy) { result in
+            completion(result.mapError { $0 as? SocketIOError ?? .connectionLost("\($0)") })
+        }
+    }
+
+    /// `emitWithAck(_:_:timeout:whenDisconnected:completion:)` with one argument its caller
+    /// encoded as JSON text once (`argument` must be one valid JSON value): it is sent as it is.
+    @discardableResult
+    public func emitWithAck(
+        _ event: String, encodedArgument argument: [UInt8], timeout: Duration, whenDisconnected policy: EmitPolicy = .buffer,
+        completion: @escaping @LoopActor (Result<SocketIOPayload, SocketIOError>) -> Void
+    ) throws(SocketIOError) -> SocketIOWriteMark? {
+        try emitWithAck(id: machine.reserveAckId(), event, .encoded(argument), attachments: [], timeout: timeout, policy: policy) { result in
+            completion(result.mapError { $0 as? SocketIOError ?? .connectionLost("\($0)") })
+        }
     }
 
     /// Sends an event and waits for the server's acknowledgement, for at most `timeout` (counted
@@ -149,18 +171,29 @@ public actor SocketIOClient {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SocketIOPayload, any Error>) in
                 do {
-                    let actions = try machine.emitWithAck(
-                        id: id, event, args, attachments: attachments, timeout: timeout, policy: policy, now: .now)
-                    acks[id] = continuation
-                    perform(actions)
+                    try emitWithAck(id: id, event, .values(args), attachments: attachments, timeout: timeout, policy: policy) {
+                        continuation.resume(with: $0)
+                    }
                 } catch {
                     continuation.resume(throwing: error)
                 }
             }
         } onCancel: {
             // Runs on the cancelling thread; the ack is forgotten on the loop, after the emit.
-            loop.execute { [weak self] in self?.assumeIsolated { $0.cancelAck(id: id) } }
+            EventLoop.shared.execute { [weak self] in self?.cancelAck(id: id) }
         }
+    }
+
+    @discardableResult
+    private func emitWithAck(
+        id: Int, _ event: String, _ args: SocketIOEventArguments, attachments: [[UInt8]], timeout: Duration, policy: EmitPolicy,
+        completion: @escaping @LoopActor (Result<SocketIOPayload, any Error>) -> Void
+    ) throws(SocketIOError) -> SocketIOWriteMark? {
+        let actions = try machine.emitWithAck(id: id, event, args, attachments: attachments, timeout: timeout, policy: policy, now: .now)
+        acks[id] = completion
+        let mark = machine.lastEmitMark
+        perform(actions)
+        return mark
     }
 
     /// Answers a server event that asked for an acknowledgement. Throws `.notConnected` when the
@@ -171,23 +204,15 @@ public actor SocketIOClient {
 
     private func cancelAck(id: Int) {
         perform(machine.cancelAck(id: id))
-        acks.removeValue(forKey: id)?.resume(throwing: CancellationError())
+        acks.removeValue(forKey: id)?(.failure(CancellationError()))
     }
 
     // MARK: Inputs from the loop
-
-    private func drainConsumption() {
-        let (count, bytes) = consumption.take()
-        guard count > 0 else { return }
-        perform(machine.consumed(count: count, bytes: bytes))
-        if machine.isReadingPaused { consumption.wake(at: machine.consumptionToResume) }
-    }
 
     private func handle(_ event: Connection.Event, from source: Connection) {
         guard source === connection else { return }
         switch event {
         case .received(let bytes):
-            drainConsumption()
             perform(machine.received(bytes, now: .now))
         case .drained:
             return
@@ -204,14 +229,14 @@ public actor SocketIOClient {
 
     /// An attempt: reads the credentials, opens TCP (and TLS), and reports to the machine.
     private func open(epoch: Int, endpoint: Endpoint) {
-        // Unstructured: the attempt runs while the actor goes on serving emits, acks and timers;
-        // it is the client's one task, kept in `opening` and cancelled by `abortTransport`. It
-        // prefers the loop, so that its nonisolated steps do not wake the cooperative pool.
-        opening = Task(executorPreference: ioExecutor) { await self.attempt(epoch: epoch, endpoint: endpoint) }
+        // Unstructured: the attempt runs while the client goes on serving emits, acks and timers;
+        // it is the client's one task, kept in `opening` and cancelled by `abortTransport`, and
+        // isolated to the loop actor like the client.
+        opening = Task { [weak self] in await self?.attempt(epoch: epoch, endpoint: endpoint) }
     }
 
     private func attempt(epoch: Int, endpoint: Endpoint) async {
-        let current = await credentials()
+        let current = credentials()
         let configuration = machine.configuration
         guard machine.openingEpoch == epoch, !Task.isCancelled else { return }
         do {
@@ -229,13 +254,12 @@ public actor SocketIOClient {
             return
         }
         connection = opened
-        drainConsumption()  // a backlog consumed while disconnected must not pause the new connection
         let actions = machine.transportOpened(epoch: epoch, credentials: credentials, now: .now)
         // Started after the machine knows the connection (an end reported at once must reach it),
         // before its actions (the connection writes only once started).
         opened.start { [weak self, weak opened] event in
             guard let self, let opened else { return }
-            self.assumeIsolated { $0.handle(event, from: opened) }
+            handle(event, from: opened)
         }
         perform(actions)
     }
@@ -265,22 +289,19 @@ public actor SocketIOClient {
                 let aborted = connection
                 connection = nil
                 aborted?.abort(.cancelled)
-            case .setReading(let on):
-                consumption.wake(at: machine.consumptionToResume)
-                connection?.setReading(on)
-            case .deliver(let event, let size):
-                eventsMailbox.send((event, size))
+            case .deliver(let event):
+                handler(.event(event))
+            case .carried(let mark):
+                handler(.carried(mark))
             case .resolveAck(let id, let payload):
-                acks.removeValue(forKey: id)?.resume(returning: payload)
+                acks.removeValue(forKey: id)?(.success(payload))
             case .failAck(let id, let error):
-                acks.removeValue(forKey: id)?.resume(throwing: error)
+                acks.removeValue(forKey: id)?(.failure(error))
             case .publish(let state):
-                statesContinuation.yield(state)
+                handler(.state(state))
             case .schedule(let timer, let deadline):
                 if let previous = timers[timer] { loop.cancel(previous) }
-                timers[timer] = loop.schedule(at: deadline) { [weak self] in
-                    self?.assumeIsolated { $0.timerFired(timer) }
-                }
+                timers[timer] = loop.schedule(at: deadline) { [weak self] in self?.timerFired(timer) }
             case .cancel(let timer):
                 if let previous = timers.removeValue(forKey: timer) { loop.cancel(previous) }
             case .log(let level, let message):

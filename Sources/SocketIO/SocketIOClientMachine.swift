@@ -6,9 +6,8 @@ import JSONValue
 ///
 /// It runs the connection attempts and the reconnection schedule (`ReconnectBackoff`), one
 /// `SocketIOConnectionMachine` at a time, the acknowledgements awaited (with their timeouts),
-/// the bounded offline buffer of emits, and flow control: while the consumer of events is behind
-/// by more than `FlowLimits.high…` it asks the shell to stop reading, and to read again once the
-/// backlog is down to `FlowLimits.low…`.
+/// and the bounded offline buffer of emits. Events are handed to the shell as they are decoded;
+/// its consumer takes each at once (on the loop), so no backlog of events builds up here.
 struct SocketIOClientMachine {
     /// The timers the machine asks the shell to run; scheduling one again replaces it.
     enum Timer: Hashable, Sendable {
@@ -31,24 +30,16 @@ struct SocketIOClientMachine {
         case closeTransport
         /// Drop the connection (or the attempt to open one) at once.
         case abortTransport(SocketIOError)
-        /// Flow control: stop (false) or resume (true) reading from the connection.
-        case setReading(Bool)
-        /// Hand an event of `size` bytes to the consumer of `events`.
-        case deliver(SocketIOEvent, size: Int)
+        /// Hand an event to the consumer.
+        case deliver(SocketIOEvent)
+        /// Everything written up to the mark has reached the server.
+        case carried(SocketIOWriteMark)
         case resolveAck(id: Int, payload: SocketIOPayload)
         case failAck(id: Int, error: SocketIOError)
         case publish(SocketIOConnectionState)
         case schedule(Timer, at: ContinuousClock.Instant)
         case cancel(Timer)
         case log(SocketIOLogLevel, String)
-    }
-
-    /// The flow-control bounds of the consumer's backlog.
-    struct FlowLimits: Sendable, Equatable {
-        var highCount = 256
-        var highBytes = 1 << 20
-        var lowCount = 64
-        var lowBytes = 256 << 10
     }
 
     private struct Outgoing {
@@ -79,7 +70,6 @@ struct SocketIOClientMachine {
     }
 
     let configuration: SocketIOConfiguration
-    let flowLimits: FlowLimits
     private var lifecycle = Lifecycle.idle
     /// The connection while handshaking, connected or closing (kept apart from `lifecycle` so
     /// that it is mutated in place, its buffers never copied).
@@ -97,10 +87,9 @@ struct SocketIOClientMachine {
     private var buffer: [Outgoing] = []
     private var pendingAcks: [Int: PendingAck] = [:]
     private var nextAckId = 0
-    private var backlogCount = 0
-    private var backlogBytes = 0
-    /// Reading is stopped because the consumer is behind.
-    private(set) var isReadingPaused = false
+
+    /// Where the last emit submitted was written; nil when it went to the offline buffer.
+    private(set) var lastEmitMark: SocketIOWriteMark?
 
     /// The state last published.
     private(set) var state: SocketIOConnectionState = .idle
@@ -108,9 +97,8 @@ struct SocketIOClientMachine {
     private(set) var droppedEmitCount = 0
 
     /// - Parameter seed: seeds the backoff's jitter and the WebSocket keys and masks.
-    init(configuration: SocketIOConfiguration, flowLimits: FlowLimits = FlowLimits(), seed: UInt64) {
+    init(configuration: SocketIOConfiguration, seed: UInt64) {
         self.configuration = configuration
-        self.flowLimits = flowLimits
         backoff = ReconnectBackoff(policy: configuration.reconnect)
         random = SplitMix64(seed: seed)
     }
@@ -249,9 +237,7 @@ struct SocketIOClientMachine {
         }
         lifecycle = .handshaking
         self.connection = connection
-        var actions: [Action] = [.write(request)]
-        if isReadingPaused { actions.append(.setReading(false)) }
-        return actions
+        return [.write(request)]
     }
 
     /// The shell could not open the transport of `epoch`.
@@ -309,10 +295,12 @@ struct SocketIOClientMachine {
                 out.append(.log(level, message))
             case .connected(let socketId, let early):
                 out += connected(socketId: socketId, early: early, now: now)
-            case .event(let event, let size):
-                out += deliver(event, size: size)
+            case .event(let event):
+                out.append(.deliver(event))
             case .ack(let id, let payload):
                 out += resolveAck(id: id, payload: payload)
+            case .carried(let sequence):
+                if let epoch = connection?.epoch { out.append(.carried(SocketIOWriteMark(connection: epoch, sequence: sequence))) }
             case .ended(let reason, let abort):
                 out.append(abort ? .abortTransport(reason) : .closeTransport)
                 out += connectionEnded(reason, now: now)
@@ -342,7 +330,7 @@ struct SocketIOClientMachine {
         for incoming in early {
             switch incoming {
             // Early events (before the CONNECT reply) are few and small (`EarlyPackets`).
-            case .event(let event): actions += deliver(event, size: 0)
+            case .event(let event): actions.append(.deliver(event))
             case .ack(let id, let payload): actions += resolveAck(id: id, payload: payload)
             }
         }
@@ -371,8 +359,12 @@ struct SocketIOClientMachine {
             backoff.disconnected(at: now)
             actions += failAcks(epoch: epoch, with: .connectionLost("the connection ended before the ack: \(reason)"))
             if reason == .disconnectedByServer {
-                actions.append(.log(.info, "the server disconnected the client"))
-                return actions + publish(.disconnected(.disconnectedByServer))
+                guard let floor = configuration.reconnectAfterServerDisconnect, configuration.reconnect.enabled else {
+                    actions.append(.log(.info, "the server disconnected the client"))
+                    return actions + publish(.disconnected(.disconnectedByServer))
+                }
+                actions.append(.log(.info, "the server disconnected the client; connecting again after at least \(floor.milliseconds) ms"))
+                return actions + retryOrStop(after: reason, now: now, atLeast: floor)
             }
             return actions + retryOrStop(after: reason, now: now)
         case .handshaking:
@@ -398,12 +390,14 @@ struct SocketIOClientMachine {
         }
     }
 
-    private mutating func retryOrStop(after failure: SocketIOError, now: ContinuousClock.Instant) -> [Action] {
+    /// Schedules the next attempt after the backoff's delay (or `floor` plus up to as much
+    /// again, or up to the backoff's ceiling if larger), or stops when reconnection is disabled.
+    private mutating func retryOrStop(after failure: SocketIOError, now: ContinuousClock.Instant, atLeast floor: Duration? = nil) -> [Action] {
         guard configuration.reconnect.enabled else {
             lifecycle = .idle
             return [.log(.warning, "connection ended: \(failure); reconnection is disabled")] + publish(.disconnected(failure))
         }
-        let delay = backoff.nextDelay(using: &random)
+        let delay = floor.map { backoff.nextDelay(atLeast: $0, using: &random) } ?? backoff.nextDelay(using: &random)
         lifecycle = .waiting(at: now + delay)
         return [.log(.debug, "connection failed: \(failure); attempt \(attempt + 1) in \(delay.milliseconds) ms")]
             + publish(.reconnecting(attempt: attempt + 1, retryIn: delay, error: failure))
@@ -415,41 +409,12 @@ struct SocketIOClientMachine {
         return [.publish(newState)]
     }
 
-    // MARK: Events and flow control
-
-    private mutating func deliver(_ event: SocketIOEvent, size: Int) -> [Action] {
-        backlogCount += 1
-        backlogBytes = backlogBytes.addingReportingOverflow(max(0, size)).partialValue
-        var actions: [Action] = [.deliver(event, size: size)]
-        if !isReadingPaused, backlogCount > flowLimits.highCount || backlogBytes > flowLimits.highBytes {
-            isReadingPaused = true
-            if connection != nil { actions.append(.setReading(false)) }
-        }
-        return actions
-    }
-
-    /// While reading is paused: how many more events and bytes the consumer must take for it to
-    /// resume (nil while reading runs).
-    var consumptionToResume: (count: Int, bytes: Int)? {
-        guard isReadingPaused else { return nil }
-        return (max(0, backlogCount - flowLimits.lowCount), max(0, backlogBytes - flowLimits.lowBytes))
-    }
-
-    /// The consumer took `count` events of `bytes` bytes in all out of its buffer.
-    mutating func consumed(count: Int, bytes: Int) -> [Action] {
-        backlogCount = max(0, backlogCount - count)
-        backlogBytes = max(0, backlogBytes - bytes)
-        guard isReadingPaused, backlogCount <= flowLimits.lowCount, backlogBytes <= flowLimits.lowBytes else { return [] }
-        isReadingPaused = false
-        return connection != nil ? [.setReading(true)] : []
-    }
-
     // MARK: Emitting
 
     /// Sends an event, or buffers it while disconnected (`.buffer`); throws `.notConnected` with
     /// `.fail`, and what the connection refuses (`.payloadTooLarge`).
     mutating func emit(_ event: String, _ args: [JSONValue], attachments: [[UInt8]], policy: EmitPolicy, now: ContinuousClock.Instant) throws(SocketIOError) -> [Action] {
-        try submit(eventPacket(event, args, attachments: attachments, id: nil), policy: policy)
+        try submit(eventPacket(event, .values(args), attachments: attachments, id: nil), policy: policy)
     }
 
     /// The id of the next `emitWithAck` (ids wrap at Int32.max, as Socket.IO servers expect).
@@ -462,7 +427,8 @@ struct SocketIOClientMachine {
     /// Like `emit`, awaiting the acknowledgement `id` (from `reserveAckId`) for at most `timeout`
     /// from `now` (time in the buffer included); `resolveAck` or `failAck` name it later.
     mutating func emitWithAck(
-        id: Int, _ event: String, _ args: [JSONValue], attachments: [[UInt8]], timeout: Duration, policy: EmitPolicy, now: ContinuousClock.Instant
+        id: Int, _ event: String, _ args: SocketIOEventArguments, attachments: [[UInt8]], timeout: Duration, policy: EmitPolicy,
+        now: ContinuousClock.Instant
     ) throws(SocketIOError) -> [Action] {
         let deadline = now + timeout
         pendingAcks[id] = PendingAck(event: event, timeout: timeout, deadline: deadline, epoch: nil)
@@ -493,19 +459,33 @@ struct SocketIOClientMachine {
         return [.write(bytes)]
     }
 
-    private func eventPacket(_ event: String, _ args: [JSONValue], attachments: [[UInt8]], id: Int?) -> Outgoing {
+    private func eventPacket(_ event: String, _ args: SocketIOEventArguments, attachments: [[UInt8]], id: Int?) -> Outgoing {
         var packet = SocketIOPacket(
             type: attachments.isEmpty ? .event : .binaryEvent, namespace: configuration.namespace.isEmpty ? "/" : configuration.namespace,
-            id: id, data: .array([.string(event)] + args))
+            id: id)
+        switch args {
+        case .values(let values):
+            packet.data = .array([.string(event)] + values)
+        case .encoded(let argument):
+            var text: [UInt8] = [UInt8(ascii: "[")]
+            text.reserveCapacity(argument.count + event.utf8.count + 8)
+            JSONValue.writeString(event, to: &text)
+            text.append(UInt8(ascii: ","))
+            text.append(contentsOf: argument)
+            text.append(UInt8(ascii: "]"))
+            packet.encodedData = text
+        }
         packet.attachmentCount = attachments.count
         return Outgoing(packet: packet, attachments: attachments)
     }
 
     private mutating func submit(_ outgoing: Outgoing, policy: EmitPolicy) throws(SocketIOError) -> [Action] {
+        lastEmitMark = nil
         if case .connected = lifecycle, let epoch = connection?.epoch {
             do {
-                if let bytes = try connection?.send(outgoing.packet, attachments: outgoing.attachments) {
+                if let bytes = try connection?.send(outgoing.packet, attachments: outgoing.attachments), let sent = connection?.sentPackets {
                     if let id = outgoing.packet.id { pendingAcks[id]?.epoch = epoch }
+                    lastEmitMark = SocketIOWriteMark(connection: epoch, sequence: sent)
                     return [.write(bytes)]
                 }
             } catch .connectionLost {

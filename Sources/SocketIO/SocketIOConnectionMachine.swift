@@ -8,6 +8,12 @@ import Network
 /// (CONNECT with auth in v4; in v3 the server joins "/" by itself and other namespaces are asked
 /// for afterwards), keeps what the server sends before its CONNECT reply (`EarlyPackets`), then
 /// hands out events and acknowledgements, assembling binary attachments within a byte limit.
+///
+/// It counts the Engine.IO packets it sends (`sentPackets`) and proves, from the heartbeat,
+/// which have reached the server (`carried`): a server closes a session whose heartbeat answer
+/// is late (pingTimeout) and sends its next ping only after it took the answer, so a v4 server's
+/// ping proves that the client's previous pong, and everything sent before it, arrived; in v3 the
+/// server's pong answers the client's ping the same way.
 struct SocketIOConnectionMachine {
     /// What the server sent before the CONNECT reply, or an acknowledgement.
     enum Incoming: Sendable, Equatable {
@@ -20,10 +26,12 @@ struct SocketIOConnectionMachine {
         case write([UInt8])
         /// The namespace is joined. `early` is what the server sent before its reply, in order.
         case connected(socketId: String, early: [Incoming])
-        /// An event of `size` bytes (its packet and attachments) from the server.
-        case event(SocketIOEvent, size: Int)
+        /// An event from the server (`byteCount`: its packet and attachments).
+        case event(SocketIOEvent)
         /// An acknowledgement from the server.
         case ack(id: Int, payload: SocketIOPayload)
+        /// The server has received every packet sent up to `sentPackets` == `upTo`.
+        case carried(upTo: Int)
         case log(SocketIOLogLevel, String)
         /// The connection is over: close it (after the writes before this), or drop it at once
         /// when `abort`. `.disconnectedByServer` means the server sent DISCONNECT.
@@ -56,6 +64,11 @@ struct SocketIOConnectionMachine {
     /// Bytes of the packet being assembled (its text and attachments so far).
     private var packetBytes = 0
     private var early = EarlyPackets()
+    /// The Engine.IO packets sent on this connection.
+    private(set) var sentPackets = 0
+    /// `sentPackets` once the last heartbeat packet (v4: a pong; v3: a ping) was sent, until the
+    /// server's next heartbeat proves it arrived.
+    private var heartbeatMark: Int?
 
     /// - Parameters:
     ///   - seed: for the WebSocket key and masks (see `WebSocketMachine`).
@@ -159,7 +172,9 @@ struct SocketIOConnectionMachine {
     // MARK: Layers
 
     private mutating func sendPackets(_ packets: [EngineIOPacket]) throws(SocketIOError) -> [UInt8] {
-        try webSocket.send(try engine.encode(packets))
+        let bytes = try webSocket.send(try engine.encode(packets))
+        sentPackets &+= packets.count
+        return bytes
     }
 
     private mutating func handle(_ actions: [WebSocketMachine.Action], now: ContinuousClock.Instant?) -> [Action] {
@@ -187,7 +202,18 @@ struct SocketIOConnectionMachine {
         for action in actions where phase != .ended {
             switch action {
             case .send(let packet):
-                if let bytes = try? sendPackets([packet]) { out.append(.write(bytes)) }
+                // A v4 ping proves the previous pong arrived (the server waits for it first).
+                if case .pong = packet, version == .v4, let mark = heartbeatMark { out.append(.carried(upTo: mark)) }
+                if let bytes = try? sendPackets([packet]) {
+                    out.append(.write(bytes))
+                    switch packet {
+                    case .pong where version == .v4, .ping where version == .v3: heartbeatMark = sentPackets
+                    default: break
+                    }
+                }
+            case .pongReceived:
+                if let mark = heartbeatMark { out.append(.carried(upTo: mark)) }
+                heartbeatMark = nil
             case .opened(let handshake):
                 out += opened(handshake, now: now)
             case .message(let message):
@@ -291,7 +317,9 @@ struct SocketIOConnectionMachine {
         switch packet.type {
         case .event, .binaryEvent, .ack, .binaryAck:
             switch Self.incoming(packet, attachments, epoch: epoch) {
-            case .event(let event)?: return [.event(event, size: packetBytes)]
+            case .event(var event)?:
+                event.byteCount = packetBytes
+                return [.event(event)]
             case .ack(let id, let payload)?: return [.ack(id: id, payload: payload)]
             case nil: return [.log(.warning, "ignored a malformed \(packet.type) packet")]
             }

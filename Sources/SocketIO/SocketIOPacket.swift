@@ -19,8 +19,18 @@ struct SocketIOPacket: Sendable, Equatable {
     var namespace: String = "/"
     var id: Int?
     var data: JSONValue?
+    /// The data as JSON text already, for an outgoing packet whose caller encoded it once (then
+    /// `data` is nil).
+    var encodedData: [UInt8]?
     /// Number of binary attachments that follow (binary types only).
     var attachmentCount = 0
+}
+
+/// An outgoing event's arguments: values, or one argument as JSON text its caller encoded once.
+enum SocketIOEventArguments: Sendable {
+    case values([JSONValue])
+    /// One valid JSON value's text.
+    case encoded([UInt8])
 }
 
 /// Text encoding of Socket.IO packets, shared by protocols 4 and 5.
@@ -38,7 +48,7 @@ enum SocketIOCodec {
             out.append(UInt8(ascii: ","))
         }
         if let id = packet.id { out.append(contentsOf: String(id).utf8) }
-        packet.data?.write(to: &out)
+        if let encoded = packet.encodedData { out.append(contentsOf: encoded) } else { packet.data?.write(to: &out) }
         return out
     }
 

@@ -7,14 +7,14 @@ public enum WebSocketMessage: Sendable, Equatable {
     case binary([UInt8])
 }
 
-/// A WebSocket client connection (RFC 6455) over TCP or TLS: a shell on the event loop around
-/// `WebSocketMachine`, which decides everything (handshake, frames, pings, close handshake).
+/// A WebSocket client connection (RFC 6455) over TCP or TLS: a shell on the event loop
+/// (isolated to `LoopActor`) around `WebSocketMachine`, which decides everything (handshake,
+/// frames, pings, close handshake).
 ///
 /// `receive()` is for one task at a time. Every protocol violation by the server is answered with
 /// the matching close code (1002, 1007, 1009) and thrown as `SocketIOError.protocolViolation`.
-public actor WebSocket {
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
-
+@LoopActor
+public final class WebSocket {
     private let loop = EventLoop.shared
     private var machine: WebSocketMachine
     private let connection: Connection
@@ -35,10 +35,9 @@ public actor WebSocket {
         self.machine = machine
     }
 
-    deinit {
+    isolated deinit {
         if let closeTimer { loop.cancel(closeTimer) }
-        let connection = self.connection
-        loop.execute { connection.abort(.cancelled) }
+        connection.abort(.cancelled)
     }
 
     /// Connects to a `ws://` or `wss://` URL (also `http(s)://`), sending `headers` with the
@@ -55,7 +54,7 @@ public actor WebSocket {
         var random = SystemRandomNumberGenerator()
         let machine = WebSocketMachine(maxMessageBytes: maxMessageBytes, seed: random.next())
         let request = try machine.upgradeRequest(endpoint: endpoint, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-        return try await withTimeout(timeout, "connecting to \(endpoint.hostHeader)") {
+        return try await withTimeout(timeout, "connecting to \(endpoint.hostHeader)") { @LoopActor in
             let connection = try await ServerConnection.open(endpoint, tls: tls, timeout: timeout, log: log)
             let socket = WebSocket(connection: connection, machine: machine)
             try await socket.upgrade(request)
@@ -64,9 +63,7 @@ public actor WebSocket {
     }
 
     private func upgrade(_ request: [UInt8]) async throws {
-        connection.start { [weak self] event in
-            self?.assumeIsolated { $0.handle(event) }
-        }
+        connection.start { [weak self] event in self?.handle(event) }
         connection.write(request)
         try await withTaskCancellationHandler {
             // The state is checked inside: the answer may have been handled before this runs.
@@ -80,7 +77,7 @@ public actor WebSocket {
                 }
             }
         } onCancel: {
-            loop.execute { [weak self] in self?.assumeIsolated { $0.end(.disconnectedByClient, abort: true) } }
+            EventLoop.shared.execute { [weak self] in self?.end(.disconnectedByClient, abort: true) }
         }
     }
 
@@ -152,7 +149,8 @@ public actor WebSocket {
         }
         if let closeDeadline = machine.closeDeadline, closeTimer == nil {
             closeTimer = loop.schedule(at: closeDeadline) { [weak self] in
-                self?.assumeIsolated { $0.perform($0.machine.tick(now: .now)) }
+                guard let self else { return }
+                perform(machine.tick(now: .now))
             }
         }
         wakeReceiver()

@@ -6,6 +6,7 @@ enum CommandTable {
         RoomCommands.all,
         PlayerCommands.all,
         PlaybackCommands.all,
+        VoiceCommands.all,
         [ReloadCommand.reload],
         [CompletionCommand.completion],
     ].flatMap { $0 }
@@ -15,6 +16,7 @@ enum CommandTable {
         "config": "Read and change the daemon's configuration.",
         "overlay": "Act as the player on an overlay that is on screen.",
         "predict": "Act as the viewer on a predict or lucky button.",
+        "voice": "Talk with friends in a voice room while watching.",
     ]
 
     /// The commands whose first word is `word`, when it names a group (e.g. config get, config set).

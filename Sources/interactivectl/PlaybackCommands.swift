@@ -88,14 +88,14 @@ enum PlaybackEventText {
         }
     }
 
-    /// `loading`, `playing`, `paywall`, or `message "text" (retry|no retry)`; `null` before any.
+    /// `loading`, `playing`, `paywall`, or `message "text" (code, retry|no retry)`; `null` before any.
     static func screen(_ state: PlaybackStateEvent) -> String {
         switch state.screen {
         case nil: return Output.plain(.null)
         case .loading?: return "loading"
         case .playing?: return "playing"
         case .paywall?: return "paywall"
-        case .message(let text, let canRetry)?: return "message \"\(text)\" (\(canRetry ? "retry" : "no retry"))"
+        case .message(let text, let canRetry, let code)?: return "message \"\(text)\" (\(code.rawValue), \(canRetry ? "retry" : "no retry"))"
         }
     }
 }

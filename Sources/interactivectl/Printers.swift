@@ -31,6 +31,7 @@ struct StatusPrinter {
                 row(index == 0 ? "Overlays" : "", "\(overlay.overlayId) \(overlay.kind) timeline \(overlay.timelineId)")
             }
         }
+        if let voice = status.voice { row("Voice", VoicePrinter(output: output).summary(voice)) }
         if let tracking = snapshot["tracking"], !tracking.isNull { row("Tracking", Output.pairs(tracking)) }
         let config = snapshot["config"]
         row("Config", ["environment", "tenant", "os", "socketUrl", "apiUrl"].map { "\($0)=\(Output.plain(config?[$0]))" }.joined(separator: " "))
@@ -72,6 +73,6 @@ struct EventPrinter {
             members.removeValue(forKey: "raw")
             data = .object(members)
         }
-        output.line("\(output.dim(time)) \(output.dim(seq)) \(type) \(PlaybackEventText.describe(event.type, data) ?? Output.pairs(data))")
+        output.line("\(output.dim(time)) \(output.dim(seq)) \(type) \(PlaybackEventText.describe(event.type, data) ?? VoicePrinter.describe(event.type, data) ?? Output.pairs(data))")
     }
 }

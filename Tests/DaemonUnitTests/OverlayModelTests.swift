@@ -70,10 +70,10 @@ import Testing
     @Test func bridgeMessagesAsObjectsOrStrings() throws {
         let fromString = try #require(BridgeMessage(.string(#"{"type":"INTERACTIVE_ACTION_REPORT","data":{"action":"CLICK_ADS","url":"https://ad"}}"#)))
         #expect(fromString.kind == .actionReport)
-        #expect(fromString.adURL == "https://ad")
+        #expect(fromString.adClick == .link(url: "https://ad", loadable: true))
         let fromObject = try #require(BridgeMessage(["type": "INTERACTIVE_SHOW_ANALYTICS"]))
         #expect(fromObject.kind == .show)
-        #expect(fromObject.adURL == nil)
+        #expect(fromObject.adClick == nil)
         #expect(BridgeMessage(.string("not json")) == nil)
         #expect(BridgeMessage(["data": 1]) == nil)
         #expect(BridgeMessage(["type": "SOMETHING_ELSE"])?.kind == nil)

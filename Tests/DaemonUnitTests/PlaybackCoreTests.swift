@@ -52,7 +52,7 @@ import Testing
         let field = DeviceValues.isUsable(unionInfo) ? "drmKek" : "unionInfo"
         #expect(Self.sends(effects).isEmpty)
         #expect(effects.contains(.refusedDeviceValue(field: field)))
-        #expect(Self.states(effects) == [.message("Couldn't load this episode", canRetry: false)])
+        #expect(Self.states(effects) == [.message("Couldn't load this episode", canRetry: false, code: .deviceValues)])
         guard case .failure(let error)? = Self.reply(effects) else {
             Issue.record("expected an error reply, got \(effects)")
             return
@@ -101,10 +101,10 @@ import Testing
 
     @Test(arguments: [
         (PlayOutcome.locked, PlaybackScreen.paywall),
-        (.unavailable, .message("This title is no longer available", canRetry: false)),
-        (.notReady, .message("Not available yet", canRetry: false)),
-        (.busy, .message("Busy, try again in a moment", canRetry: true)),
-        (.broken, .message("Couldn't load this episode", canRetry: true)),
+        (.unavailable, .message("This title is no longer available", canRetry: false, code: .unavailable)),
+        (.notReady, .message("Not available yet", canRetry: false, code: .notReady)),
+        (.busy, .message("Busy, try again in a moment", canRetry: true, code: .busy)),
+        (.broken, .message("Couldn't load this episode", canRetry: true, code: .broken)),
     ])
     func eachOutcomeHasItsScreen(_ outcome: PlayOutcome, _ screen: PlaybackScreen) {
         var core = PlaybackCore(loggedIn: true)
@@ -118,7 +118,30 @@ import Testing
         var core = PlaybackCore(loggedIn: true)
         _ = core.handle(.start(Self.episode1, unionInfo: "u", drmKek: "k"), nowMs: Self.now)
         let effects = core.handle(.fetched(requestId: 1, result), nowMs: Self.now)
-        #expect(effects == [.state(Self.episode1, .message("Taking longer than usual", canRetry: true))])
+        #expect(effects == [.state(Self.episode1, .message("Taking longer than usual", canRetry: true, code: .network))])
+    }
+
+    /// Issue 21, items 6 and 7: a play request refused with 401/403 says the session expired,
+    /// with no retry (a Retry would loop on the same refusal), and every message has its code.
+    @Test func aRefusedSessionIsAMessageWithoutRetry() {
+        var core = PlaybackCore(loggedIn: true)
+        _ = core.handle(.start(Self.episode1, unionInfo: "u", drmKek: "k"), nowMs: Self.now)
+        let effects = core.handle(.fetched(requestId: 1, .sessionRefused), nowMs: Self.now)
+        #expect(effects == [.state(Self.episode1, .message("Your session has expired: sign in again", canRetry: false, code: .expired))])
+
+        var playing = Self.playingCore()
+        _ = playing.handle(.playerError(position: 3), nowMs: Self.now)
+        let refresh = playing.handle(.fetched(requestId: 2, .sessionRefused), nowMs: Self.now)
+        #expect(Self.states(refresh) == [.sessionExpired])
+    }
+
+    @Test func theStateEventCarriesTheCode() {
+        let paywall = PlaybackEventData.state(Self.episode1, .paywall).data
+        #expect(paywall == ["filmId": "f1", "episodeNo": 1, "state": "paywall", "code": "locked"])
+        let network = PlaybackEventData.state(Self.episode1, .takingLonger).data
+        #expect(network["code"] == "network" && network["canRetry"] == true)
+        #expect(PlaybackEventData.state(nil, .loading).data["code"] == nil)
+        #expect(PlaybackStateEvent(data: network)?.data == network)
     }
 
     @Test func aPrefetchedTicketStartsAtOnceAndTheRequestIsStillSent() {
@@ -171,7 +194,7 @@ import Testing
         var core = PlaybackCore(loggedIn: true)
         _ = core.handle(.start(Self.episode1, unionInfo: "u-1", drmKek: "k-1"), nowMs: Self.now)
         let changed = core.handle(.sessionChanged(loggedIn: true), nowMs: Self.now)
-        #expect(Self.states(changed) == [.message("Couldn't load this episode", canRetry: true)])
+        #expect(Self.states(changed) == [.message("Couldn't load this episode", canRetry: true, code: .broken)])
         let late = core.handle(.fetched(requestId: 1, .reply(.tickets(current: Self.ticket("v-1"), next: []))), nowMs: Self.now)
         #expect(Self.plays(late).isEmpty)
     }
@@ -197,7 +220,7 @@ import Testing
         // A second error before the next start: the retry message, nothing sent.
         let second = core.handle(.playerError(position: 50), nowMs: Self.now)
         #expect(Self.sends(second).isEmpty)
-        #expect(Self.states(second) == [.message("Couldn't load this episode", canRetry: true)])
+        #expect(Self.states(second) == [.message("Couldn't load this episode", canRetry: true, code: .broken)])
         // A new start allows one refresh again.
         _ = core.handle(.start(Self.episode1, unionInfo: "u-1", drmKek: "k-1"), nowMs: Self.now)
         #expect(Self.sends(core.handle(.playerError(position: 1), nowMs: Self.now)).count == 1)
@@ -207,7 +230,7 @@ import Testing
         var core = Self.playingCore()
         _ = core.handle(.playerError(position: 10), nowMs: Self.now)
         let effects = core.handle(.fetched(requestId: 2, .reply(.refused(.busy))), nowMs: Self.now)
-        #expect(effects == [.state(Self.episode1, .message("Couldn't load this episode", canRetry: true))])
+        #expect(effects == [.state(Self.episode1, .message("Couldn't load this episode", canRetry: true, code: .broken))])
     }
 
     @Test func aSecondErrorWhileTheRefreshIsPendingEndsIt() {
@@ -222,7 +245,7 @@ import Testing
         var core = PlaybackCore(loggedIn: true)
         let effects = core.handle(.playerError(position: 3), nowMs: Self.now)
         #expect(Self.sends(effects).isEmpty)
-        #expect(Self.states(effects) == [.message("Couldn't load this episode", canRetry: true)])
+        #expect(Self.states(effects) == [.message("Couldn't load this episode", canRetry: true, code: .broken)])
     }
 
     @Test func foregroundRefreshesOnlyATicketWithAMinuteOrLessLeft() {
@@ -245,6 +268,37 @@ import Testing
         _ = core.handle(.fetched(requestId: 2, .reply(.tickets(current: Self.ticket("v-1b", secondsLeft: 20), next: []))), nowMs: Self.now)
         #expect(core.refreshedAfterError)
         #expect(Self.sends(core.handle(.foreground(position: 9), nowMs: Self.now)).count == 1)
+    }
+
+    /// A ticket that never lasts a minute made every `playback.foreground` a play request: at
+    /// most one refresh per `foregroundRefreshIntervalMs` now.
+    @Test func foregroundRefreshesAtMostOncePerInterval() {
+        var core = Self.playingCore(secondsLeft: 30)
+        var requests = 0
+        for second in 0..<60 {
+            let nowMs = Self.now + Int64(second) * 1000
+            let effects = core.handle(.foreground(position: Double(second)), nowMs: nowMs)
+            for request in Self.sends(effects) {
+                requests += 1
+                _ = core.handle(.fetched(requestId: request.id, .reply(.tickets(current: Self.ticket("v", secondsLeft: 30), next: []))),
+                                nowMs: nowMs)
+            }
+        }
+        #expect(requests == 2)
+    }
+
+    /// However many episodes a backend prefetches over many starts, `maxPrefetched` are kept.
+    @Test func prefetchedTicketsAreBounded() {
+        var core = PlaybackCore(loggedIn: true)
+        for start in 0..<20 {
+            let effects = core.handle(.start(EpisodeRef(filmId: "f1", episodeNo: 1), unionInfo: "u", drmKek: "k"), nowMs: Self.now)
+            let next = (0..<10).map { NextTicket(episodeNo: 2 + start * 10 + $0, ticket: Self.ticket("v", secondsLeft: 600 + Int64(start))) }
+            for request in Self.sends(effects) {
+                _ = core.handle(.fetched(requestId: request.id, .reply(.tickets(current: Self.ticket("v-1"), next: next))), nowMs: Self.now)
+            }
+        }
+        #expect(core.prefetched.count == PlaybackCore.maxPrefetched)
+        #expect(core.prefetched.keys.map(\.episodeNo).min() ?? 0 > 2 + 10 * 16 - 1, "the tickets expiring first went")
     }
 
     @Test func stopForgetsEverythingAndLateRepliesAreIgnored() {
@@ -276,6 +330,9 @@ import Testing
         #expect(InternetDateTime.milliseconds(from: text) == nil)
     }
 
+    /// A time before the tickets below expire (2026-11-30T09:00:00Z).
+    static let replyNow: Int64 = 1_796_029_200_000
+
     static let ticketJSON: JSONValue = ["vid": "v-3", "playAuthToken": "t", "expiresAt": "2026-11-30T10:00:00.123Z",
                                         "subtitles": [["lang": "vi", "url": "https://x/vi.vtt"]]]
 
@@ -283,21 +340,78 @@ import Testing
         let json: JSONValue = ["ok": true, "current": Self.ticketJSON,
                                "next": [["episodeNo": 4, "ticket": ["vid": "v-4", "playAuthToken": "t4", "expiresAt": "2026-11-30T10:00:00Z",
                                                                     "subtitles": []]]]]
-        guard case .tickets(let current, let next)? = PlayReply(json: json) else {
+        guard case .tickets(let current, let next)? = PlayReply(json: json, nowMs: Self.replyNow) else {
             Issue.record("did not decode")
             return
         }
         #expect(current.vid == "v-3" && current.expiresAtMs == 1_796_032_800_123 && current.subtitles.count == 1)
         #expect(next.map(\.episodeNo) == [4])
-        #expect(PlayReply(json: ["ok": true, "current": Self.ticketJSON]) == .tickets(current: current, next: []))
+        #expect(PlayReply(json: ["ok": true, "current": Self.ticketJSON], nowMs: Self.replyNow) == .tickets(current: current, next: []))
     }
 
     @Test func refusalsDecodeAndAnUnknownOrMissingOutcomeIsBroken() {
-        #expect(PlayReply(json: ["ok": false, "outcome": "locked"]) == .refused(.locked))
-        #expect(PlayReply(json: ["ok": false, "outcome": "notReady"]) == .refused(.notReady))
-        #expect(PlayReply(json: ["ok": false, "outcome": "exploded"]) == .refused(.broken))
-        #expect(PlayReply(json: ["ok": false]) == .refused(.broken))
-        #expect(PlayReply(json: ["ok": true]) == .refused(.broken))
+        #expect(PlayReply(json: ["ok": false, "outcome": "locked"], nowMs: Self.replyNow) == .refused(.locked))
+        #expect(PlayReply(json: ["ok": false, "outcome": "notReady"], nowMs: Self.replyNow) == .refused(.notReady))
+        #expect(PlayReply(json: ["ok": false, "outcome": "exploded"], nowMs: Self.replyNow) == .refused(.broken))
+        #expect(PlayReply(json: ["ok": false], nowMs: Self.replyNow) == .refused(.broken))
+        #expect(PlayReply(json: ["ok": true], nowMs: Self.replyNow) == .refused(.broken))
+    }
+
+    static func reply(current: JSONValue, next: [JSONValue]? = nil) -> JSONValue {
+        ["ok": true, "current": current, "next": next.map(JSONValue.array) ?? .null]
+    }
+
+    static func ticket(vid: JSONValue = "v", token: JSONValue = "t", expiresAt: JSONValue = "2026-11-30T10:00:00Z",
+                       subtitles: JSONValue = []) -> JSONValue {
+        ["vid": vid, "playAuthToken": token, "expiresAt": expiresAt, "subtitles": subtitles]
+    }
+
+    /// Ticket values a player would get whole (issue 20, item 4) are refused: over 512
+    /// characters, control characters, an expired current ticket, an instant RFC 3339 cannot write.
+    @Test(arguments: [
+        PlayReplyTests.ticket(vid: .string(String(repeating: "v", count: 513))),
+        PlayReplyTests.ticket(token: .string(String(repeating: "t", count: 64 << 10))),
+        PlayReplyTests.ticket(vid: "v\u{1B}[2J"), PlayReplyTests.ticket(token: "t\nX-Injected: 1"), PlayReplyTests.ticket(vid: "v\u{2028}"),
+        PlayReplyTests.ticket(vid: ""), PlayReplyTests.ticket(vid: 7),
+        PlayReplyTests.ticket(expiresAt: "2026-11-30T08:59:59Z"), PlayReplyTests.ticket(expiresAt: "9999-12-31T23:00:00-05:00"),
+        PlayReplyTests.ticket(expiresAt: .string("2026-11-30T10:00:00." + String(repeating: "1", count: 100) + "Z")),
+    ])
+    func hostileTicketValuesAreRefused(_ current: JSONValue) {
+        #expect(PlayReply(json: Self.reply(current: current), nowMs: Self.replyNow) == nil)
+    }
+
+    @Test func valuesAtTheLimitsAreTaken() {
+        let long = String(repeating: "é", count: 512)
+        let reply = PlayReply(json: Self.reply(current: Self.ticket(vid: .string(long), token: .string(long), expiresAt: "9999-12-31T23:59:59.999Z")),
+                              nowMs: Self.replyNow)
+        guard case .tickets(let current, _)? = reply else { return #expect(Bool(false), "\(String(describing: reply))") }
+        #expect(current.vid == long && current.expiresAtMs == InternetDateTime.latestMs)
+    }
+
+    /// Only loadable subtitle URLs reach players, and a bounded list of them.
+    @Test func subtitlesAreCheckedEntryByEntry() {
+        let entries: [JSONValue] = [
+            ["lang": "vi", "url": "https://cdn/vi.vtt", "label": "Tiếng Việt", "default": true, "extra": ["x": 1]],
+            ["lang": "js", "url": "javascript:alert(1)"], ["lang": "file", "url": "file:///etc/passwd"], ["lang": "none"], "en",
+            ["lang": .string("x\u{7}"), "url": "http://cdn/x.vtt"],
+        ] + (0..<40).map { ["lang": .string("l\($0)"), "url": .string("http://cdn/\($0).vtt")] }
+        let reply = PlayReply(json: Self.reply(current: Self.ticket(subtitles: .array(entries))), nowMs: Self.replyNow)
+        guard case .tickets(let current, _)? = reply else { return #expect(Bool(false), "\(String(describing: reply))") }
+        #expect(current.subtitles.count == PlayTicket.maxSubtitles)
+        #expect(current.subtitles.first == ["lang": "vi", "url": "https://cdn/vi.vtt", "label": "Tiếng Việt", "default": true])
+        #expect(current.subtitles[1] == ["url": "http://cdn/x.vtt"], "a text with a control character is dropped, the entry kept")
+        #expect(!current.subtitles.contains { $0["url"]?.stringValue?.hasPrefix("http") != true })
+    }
+
+    /// 20,000 `next` entries left 21,003 prefetched tickets: the first `maxNext` are read, the
+    /// rest not even looked at, and those already expired are dropped.
+    @Test func nextIsBoundedAndExpiredEntriesAreDropped() {
+        let next: [JSONValue] = [["episodeNo": 2, "ticket": Self.ticket(expiresAt: "2026-11-30T08:00:00Z")]]
+            + (3..<2_003).map { ["episodeNo": .number(Double($0)), "ticket": Self.ticket()] }
+            + [["episodeNo": "broken"]]
+        let reply = PlayReply(json: Self.reply(current: Self.ticket(), next: next), nowMs: Self.replyNow)
+        guard case .tickets(_, let kept)? = reply else { return #expect(Bool(false), "\(String(describing: reply))") }
+        #expect(kept.map(\.episodeNo) == Array(3..<12))
     }
 
     @Test(arguments: [
@@ -308,6 +422,6 @@ import Testing
         ["ok": true, "current": PlayReplyTests.ticketJSON, "next": "none"],
     ])
     func otherShapesDoNotDecode(_ json: JSONValue) {
-        #expect(PlayReply(json: json) == nil)
+        #expect(PlayReply(json: json, nowMs: Self.replyNow) == nil)
     }
 }

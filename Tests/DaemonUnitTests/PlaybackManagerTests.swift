@@ -1,10 +1,11 @@
+import Runtime
 import IPCProtocol
 import JSONValue
 import Testing
 @testable import InteractiveDaemon
 
 /// The playback shell with a stand-in ticket service: what it publishes, to whom, and what it asks for.
-@Suite(.timeLimit(.minutes(1))) struct PlaybackManagerTests {
+@Suite(.timeLimit(.minutes(1))) @LoopActor struct PlaybackManagerTests {
     /// Answers every play request with a ticket for its episode and the next one, and records the requests.
     actor StandInService: PlayTicketService {
         private(set) var requests: [(PlayRequest, PlaybackEndpoint)] = []
@@ -44,15 +45,15 @@ import Testing
         let bus = EventBus(bootId: "test")
         let control = OutboundQueue(eventLimit: 64)
         let observer = OutboundQueue(eventLimit: 64)
-        await bus.subscribe(connection: 1, queue: control, prefixes: ["playback."], role: .control, since: nil, sinceBootId: nil) { _ in [] }
-        await bus.subscribe(connection: 2, queue: observer, prefixes: ["playback."], role: .observer, since: nil, sinceBootId: nil) { _ in [] }
+        bus.subscribe(connection: 1, queue: control, prefixes: ["playback."], role: .control, since: nil, sinceBootId: nil) { _ in [] }
+        bus.subscribe(connection: 2, queue: observer, prefixes: ["playback."], role: .observer, since: nil, sinceBootId: nil) { _ in [] }
         _ = await control.next()
         _ = await observer.next()
         let service = StandInService()
-        let manager = await PlaybackManager(bus: bus, log: Logger(target: .stderr, minimumPriority: .error), service: service,
+        let manager = PlaybackManager(bus: bus, log: Logger(target: .stderr, minimumPriority: .error), service: service,
                                             settings: { Self.settings })
-        await manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
-        let reply = try await manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
+        manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
+        let reply = try manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
         #expect(reply["state"] == "loading")
 
         let seen = try await Self.events(control, 4)
@@ -65,7 +66,7 @@ import Testing
 
         // Replays keep the redaction.
         let late = OutboundQueue(eventLimit: 64)
-        await bus.subscribe(connection: 3, queue: late, prefixes: ["playback."], role: .observer, since: 0, sinceBootId: nil) { _ in Array("{}".utf8) }
+        bus.subscribe(connection: 3, queue: late, prefixes: ["playback."], role: .observer, since: 0, sinceBootId: nil) { _ in Array("{}".utf8) }
         let replayed = try await Self.events(late, 4)
         try #require(replayed.count == 4)
         #expect(replayed[1].1["playAuthToken"] == .null)
@@ -76,16 +77,16 @@ import Testing
         #expect(requests.first?.1 == PlaybackEndpoint(settings: Self.settings, token: "session-token"))
         #expect(requests.first?.1.origin == "http://127.0.0.1:9" && requests.first?.1.timeoutMs == 2500)
         // The status board never holds a ticket's token.
-        #expect(!(await bus.snapshot()).jsonText.contains("secret-"))
+        #expect(!(bus.snapshot()).jsonText.contains("secret-"))
     }
 
     @Test func withoutConfigurationNothingIsAsked() async throws {
         let service = StandInService()
-        let manager = await PlaybackManager(bus: EventBus(bootId: "test"), log: Logger(target: .stderr, minimumPriority: .error),
+        let manager = PlaybackManager(bus: EventBus(bootId: "test"), log: Logger(target: .stderr, minimumPriority: .error),
                                             service: service, settings: { Settings([:]) })
-        await manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
-        await #expect(throws: RPCError.self) {
-            try await manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
+        manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
+        #expect(throws: RPCError.self) {
+            try manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
         }
         #expect(await service.requests.isEmpty)
     }
@@ -123,14 +124,14 @@ import Testing
 
     @Test func aSupersededPlayRequestIsCancelled() async throws {
         let service = HangingService()
-        let manager = await PlaybackManager(bus: EventBus(bootId: "test"), log: Logger(target: .stderr, minimumPriority: .error),
+        let manager = PlaybackManager(bus: EventBus(bootId: "test"), log: Logger(target: .stderr, minimumPriority: .error),
                                             service: service, settings: { Self.settings })
-        await manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
-        _ = try await manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
+        manager.sessionChanged(ViewerSession(token: "session-token", userId: "alice", displayName: nil))
+        _ = try manager.start(filmId: "f1", episodeNo: 1, unionInfo: "u", drmKek: "k")
         await service.waitUntil(started: [1], cancelled: [])
-        _ = try await manager.start(filmId: "f1", episodeNo: 2, unionInfo: "u", drmKek: "k")
+        _ = try manager.start(filmId: "f1", episodeNo: 2, unionInfo: "u", drmKek: "k")
         await service.waitUntil(started: [1, 2], cancelled: [1])
-        _ = try await manager.stop()
+        _ = try manager.stop()
         await service.waitUntil(started: [1, 2], cancelled: [1, 2])
     }
 }

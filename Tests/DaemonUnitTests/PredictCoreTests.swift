@@ -188,27 +188,46 @@ import Testing
 
     // MARK: Tenants without buttons
 
+    /// Issue 21, item 1: no button anywhere, the status included (it listed a visible `power`
+    /// button, which players drew after any resubscribe).
     @Test(arguments: ["vtvlive", "onlivetv", "VTVprime"])
-    func tenantsWithoutButtonsPublishNothingButKeepTheStatus(tenant: String) throws {
+    func tenantsWithoutButtonsHaveNoneAnywhere(tenant: String) throws {
         var core = PredictCore(tenant: tenant)
         #expect(!core.showsButtons)
         let effects = core.handle(.offer(try Self.overlay("p1"), room: Self.room), now: Self.t0)
         #expect(Self.published(effects).isEmpty)
         #expect(Self.timers(effects).isEmpty)
-        #expect(Self.statuses(effects).last?.map(\.timelineId) == ["p1"])
-        // The dialog can still be opened.
+        #expect(Self.statuses(effects).allSatisfy { $0.isEmpty })
+        let data = core.handle(.buttonData(try Self.buttonData(["timelineId": "p2", "visible": true])), now: Self.t0)
+        #expect(Self.published(data).isEmpty)
+        #expect(Self.statuses(data).allSatisfy { $0.isEmpty })
+        // The dialog can still be opened (its results cache stays).
         #expect(core.dialog("p1") != nil)
     }
 
     @Test func theTenantIsTakenWhenItChanges() throws {
         var core = PredictCore(tenant: "vtvlive")
         let effects1 = core.handle(.tenant("onlivev2"), now: Self.t0)
-        #expect(effects1.isEmpty)
+        #expect(effects1 == [.status([])])
         #expect(core.showsButtons)
         let effects2 = core.handle(.offer(try Self.overlay("p1"), room: Self.room), now: Self.t0)
         #expect(Self.published(effects2).count == 1)
         _ = core.handle(.tenant(nil), now: Self.t0)
         #expect(core.showsButtons)
+    }
+
+    /// A tenant change tells the players which buttons appear or go, and the status follows.
+    @Test func aTenantChangeShowsOrHidesTheButtons() throws {
+        var core = PredictCore(tenant: "onlivev2")
+        _ = core.handle(.offer(try Self.overlay("p1"), room: Self.room), now: Self.t0)
+        let hidden = core.handle(.tenant("vtvlive"), now: Self.t0)
+        #expect(Self.published(hidden).map(\.visible) == [false])
+        #expect(Self.statuses(hidden) == [[]])
+        #expect(Self.timers(hidden) == [nil])
+        let shown = core.handle(.tenant("onlivev2"), now: Self.t0 + .seconds(1))
+        #expect(Self.published(shown).map { [$0.timelineId: $0.visible] } == [["p1": true]])
+        #expect(Self.statuses(shown).last?.map(\.timelineId) == ["p1"])
+        #expect(Self.timers(shown) == [Self.t0 + .seconds(1) + PredictCore.fadeDelay])
     }
 
     // MARK: action-button-predict
@@ -342,15 +361,27 @@ import Testing
         #expect(core.results["p1"] == counts)
     }
 
-    @Test func aResultOfATimelineNotInTheRoomIsSavedButNotKeptInMemory() throws {
+    /// Results of timelines never seen in the room were kept in the store for ever (issue 21,
+    /// item 10): only this room's timelines' results are written; any result is still posted.
+    @Test func aResultOfATimelineNeverSeenInTheRoomIsNotKept() throws {
         var core = PredictCore()
         let effects = core.handle(.result(timelineId: "elsewhere", counts: ["answer1": 1]), now: Self.t0)
-        #expect(Self.saves(effects) == ["elsewhere"])
+        #expect(Self.saves(effects).isEmpty)
+        #expect(effects.contains(.post(timelineId: "elsewhere", key: "UPDATE_COUTER", data: ["answer1": 1])))
         #expect(core.results.isEmpty)
+        _ = core.handle(.buttonData(try #require(PredictInput.ButtonData(["timelineId": "buttoned", "visible": true]))), now: Self.t0)
+        #expect(Self.saves(core.handle(.result(timelineId: "buttoned", counts: 2), now: Self.t0)) == ["buttoned"])
+    }
+
+    /// A core that knows predict timelines `ids` in the room.
+    private func core(knowing ids: [String]) throws -> PredictCore {
+        var core = PredictCore()
+        for id in ids { _ = core.handle(.offer(try Self.overlay(id, trackingId: "t-\(id)"), room: Self.room), now: Self.t0) }
+        return core
     }
 
     @Test func writesGoOneAtATimeInOrder() throws {
-        var core = PredictCore()
+        var core = try core(knowing: ["a", "b", "c"])
         let effects1 = core.handle(.result(timelineId: "a", counts: 1), now: Self.t0)
         #expect(Self.saves(effects1) == ["a"])
         let effects2 = core.handle(.result(timelineId: "b", counts: 2), now: Self.t0)
@@ -368,7 +399,7 @@ import Testing
     }
 
     @Test func aLaterResultReplacesTheOneWaitingForTheSameTimeline() throws {
-        var core = PredictCore()
+        var core = try core(knowing: ["a", "b"])
         _ = core.handle(.result(timelineId: "a", counts: 1), now: Self.t0)
         _ = core.handle(.result(timelineId: "b", counts: 2), now: Self.t0)
         _ = core.handle(.result(timelineId: "b", counts: 5), now: Self.t0)
@@ -379,7 +410,7 @@ import Testing
     }
 
     @Test func theTimelineBeingWrittenIsWrittenAgainWithItsLaterResult() throws {
-        var core = PredictCore()
+        var core = try core(knowing: ["a"])
         _ = core.handle(.result(timelineId: "a", counts: 1), now: Self.t0)
         _ = core.handle(.result(timelineId: "a", counts: 2), now: Self.t0)
         let effects1 = core.handle(.resultSaved(timelineId: "a", failed: false), now: Self.t0)
@@ -387,20 +418,24 @@ import Testing
     }
 
     @Test func aStaleSaveReportIsIgnored() throws {
-        var core = PredictCore()
+        var core = try core(knowing: ["a"])
         _ = core.handle(.result(timelineId: "a", counts: 1), now: Self.t0)
         let effects1 = core.handle(.resultSaved(timelineId: "other", failed: false), now: Self.t0)
         #expect(effects1.isEmpty)
         #expect(core.saving == "a")
     }
 
+    /// While the store does not answer, timelines come and go (128 known at once): the results
+    /// waiting for it are bounded all the same.
     @Test func writesWaitingForTheStoreAreBounded() throws {
-        var core = PredictCore()
+        var core = try core(knowing: ["first"])
         _ = core.handle(.result(timelineId: "first", counts: 0), now: Self.t0)
         for index in 0..<PredictCore.maxWaitingSaves {
+            _ = core.handle(.offer(try Self.overlay("t\(index)", trackingId: "k\(index)"), room: Self.room), now: Self.t0)
             let effects1 = core.handle(.result(timelineId: "t\(index)", counts: 0), now: Self.t0)
             #expect(!effects1.contains(.resultNotSaved(timelineId: "t\(index)")))
         }
+        _ = core.handle(.offer(try Self.overlay("one-too-many"), room: Self.room), now: Self.t0)
         let refused = core.handle(.result(timelineId: "one-too-many", counts: 7), now: Self.t0)
         #expect(refused.contains(.resultNotSaved(timelineId: "one-too-many")))
         // It is still posted.

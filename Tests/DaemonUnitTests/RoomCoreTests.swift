@@ -292,4 +292,48 @@ import Testing
         core.restore(nil, missing: [], into: &effects)
         #expect(effects.isEmpty)
     }
+
+    // MARK: The room the backend's events belong to (issue 21, item 3)
+
+    @Test func afterALeaveOnTheConnectionEventsAreTheOldRoomsUntilTheNewJoinAck() {
+        var core = RoomCore()
+        var effects: [RoomEffect] = []
+        core.set(Room(mediaId: "m1", mode: .live, fanclub: false, state: .joining, error: nil), into: &effects)
+        #expect(core.arrivalRoom == nil, "no connection yet")
+        _ = core.link(.connected(socketId: "s1"), now: Self.t0)
+        #expect(core.arrivalRoom?.mediaId == "m1")
+        _ = core.joinAcknowledged(mediaId: "m1", socketId: "s1", acked: true)
+
+        core.leftOnConnection("m1")
+        core.set(RoomCore.left(Room(mediaId: "m1", mode: .live, fanclub: false, state: .joined, error: nil)), into: &effects)
+        core.set(Room(mediaId: "m2", mode: .live, fanclub: false, state: .joining, error: nil), into: &effects)
+        #expect(core.arrivalRoom?.mediaId == "m1", "before m2's join-room ack, what comes is m1's")
+        _ = core.joinAcknowledged(mediaId: "m2", socketId: "s1", acked: true)
+        #expect(core.arrivalRoom?.mediaId == "m2")
+    }
+
+    @Test func aJoinAckThatNeverComesStillEndsTheOldRoomsWindow() {
+        var core = RoomCore()
+        var effects: [RoomEffect] = []
+        core.set(Room(mediaId: "m1", mode: .live, fanclub: false, state: .joining, error: nil), into: &effects)
+        _ = core.link(.connected(socketId: "s1"), now: Self.t0)
+        core.leftOnConnection("m1")
+        core.set(Room(mediaId: "m2", mode: .live, fanclub: false, state: .joining, error: nil), into: &effects)
+        _ = core.joinAcknowledged(mediaId: "m2", socketId: "s1", acked: false)  // taken as joined after 5 s
+        #expect(core.arrivalRoom?.mediaId == "m2")
+    }
+
+    @Test func aNewConnectionCarriesOnlyTheCurrentRoom() {
+        var core = RoomCore()
+        var effects: [RoomEffect] = []
+        core.set(Room(mediaId: "m1", mode: .live, fanclub: false, state: .joining, error: nil), into: &effects)
+        _ = core.link(.connected(socketId: "s1"), now: Self.t0)
+        core.leftOnConnection("m1")
+        core.set(Room(mediaId: "m2", mode: .live, fanclub: false, state: .joining, error: nil), into: &effects)
+        _ = core.link(.connecting(attempt: 1), now: Self.t0)  // lost before the ack
+        #expect(core.arrivalRoom == nil)
+        _ = core.link(.connected(socketId: "s2"), now: Self.t0)
+        #expect(core.arrivalRoom?.mediaId == "m2")
+    }
 }
+

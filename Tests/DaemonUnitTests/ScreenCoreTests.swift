@@ -13,7 +13,7 @@ import Testing
     @Test func onlyTrackingAndLogLinesWaitForThePlayers() throws {
         let record = OnScreenOverlay(overlayId: "o", overlay: try Self.overlay("tl"), url: "https://cdn.example/quiz.html",
                                      shownAt: Self.nowMs, trackingId: "t")
-        let deferred: [ScreenEffect] = [.track(.shown(trackingId: "t")), .shown(record), .hidden(record, reason: .expired),
+        let deferred: [ScreenEffect] = [.track(.shown(trackingId: "t")), .shown(record, replacing: []), .hidden(record, reason: .expired),
                                         .loadFailed(record, reason: nil), .postTooLarge(timelineId: "tl", key: "k", bytes: 1),
                                         .unknownBridgeMessage(overlayId: "o", type: "x")]
         let first: [ScreenEffect] = [.show(record, status: []), .hide(record, reason: .expired, status: []), .controls(visible: true),
@@ -113,6 +113,62 @@ import Testing
         return (result, effects)
     }
 
+    // MARK: Templates follow the viewer (issue 21, item 5)
+
+    @Test func aLoginShowsEveryOverlayAgainWithItsNewURLAndTheSameTrackingSession() throws {
+        var core = Self.core(Self.context(session: .anonymous))
+        let quiz = try #require(Self.offer(&core, try Self.overlay("q1", trackingId: "t1", duration: 30)).0)
+        _ = try Self.bridge(&core, quiz, "INTERACTIVE_SHOW_ANALYTICS")
+        #expect(core.overlay(quiz)?.url.contains("logged=false") == true)
+        var effects: [ScreenEffect] = []
+        core.setContext(Self.context(), nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        #expect(Self.hidden(effects).map(\.1) == [.sessionChanged])
+        #expect(Self.hidden(effects).map(\.0) == [quiz])
+        let again = try #require(Self.shown(effects).first)
+        #expect(again != quiz)
+        #expect(core.screen.map(\.overlayId) == [again])
+        #expect(core.overlay(again)?.timelineId == "q1")
+        #expect(core.overlay(again)?.url.contains("logged=true") == true)
+        #expect(core.overlay(again)?.trackingId == "t1")
+        // The tracking session goes on: nothing is sent for the hide or the show.
+        #expect(Self.tracked(effects).isEmpty)
+        // The revealed overlay gave the controls back; the new one is loaded hidden again.
+        #expect(Self.controls(effects) == [true])
+        #expect(core.overlay(again)?.revealed == false)
+        // It keeps its expiry: a fire at show + 30 s + 5 s hides the new one.
+        var fired: [ScreenEffect] = []
+        core.timerFired(core.timerArmed(at: Self.t0 + .seconds(35)), now: Self.t0 + .seconds(35), into: &fired)
+        #expect(Self.hidden(fired).map(\.1) == [.expired])
+    }
+
+    @Test func aLogoutAndAFanclubChangeShowTheOverlayAgain() throws {
+        var core = Self.core(Self.context(fanclub: false))
+        let quiz = try #require(Self.offer(&core, try Self.overlay("q1")).0)
+        #expect(core.overlay(quiz)?.url.contains("fanclub=false") == true)
+        var joined: [ScreenEffect] = []
+        core.setContext(Self.context(fanclub: true), nowMs: Self.nowMs, now: Self.t0, into: &joined)
+        #expect(Self.hidden(joined).map(\.1) == [.sessionChanged])
+        let member = try #require(core.screen.first)
+        #expect(!member.url.contains("fanclub=false"))
+        var loggedOut: [ScreenEffect] = []
+        core.setContext(Self.context(session: .anonymous, fanclub: true), nowMs: Self.nowMs, now: Self.t0, into: &loggedOut)
+        #expect(Self.hidden(loggedOut).map(\.0) == [member.overlayId])
+        #expect(core.screen.first?.url.contains("logged=false") == true)
+    }
+
+    @Test func aContextChangeThatChangesNoURLShowsNothingAgain() throws {
+        var core = Self.core()
+        _ = Self.offer(&core, try Self.overlay("q1"))
+        var effects: [ScreenEffect] = []
+        var expired = Self.alice
+        expired.expired = true  // the same viewer, the session marked expired
+        var context = Self.context(session: expired)
+        context.socketId = "s-2"
+        core.setContext(context, nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        #expect(Self.hidden(effects).isEmpty)
+        #expect(Self.shown(effects).isEmpty)
+    }
+
     // MARK: Context
 
     @Test func aNewMediaOrViewerReloadsTheAnsweredTimelines() {
@@ -140,7 +196,7 @@ import Testing
         core.answeredLoaded(["q3"], viewer: "user:alice", mediaId: "m1", nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(core.answered == ["q3"])
         #expect(core.answeredPending == nil)
-        core.addAnswered(["q4"])
+        core.addAnswered(["q4"], viewer: "user:alice", mediaId: "m1")
         core.markAnswered("q5", room: Self.live, viewer: "user:alice")
         // An answer given in another room or by another viewer is not this screen's.
         core.markAnswered("q6", room: RoomKey(mediaId: "m2", mode: .live), viewer: "user:alice")
@@ -206,9 +262,28 @@ import Testing
         #expect(core.heldOfferCount == 0)
     }
 
+    /// Issue 21, item 3 (c): a late interactive status of another room or viewer is ignored.
+    @Test func answeredTimelinesOfAnotherRoomOrViewerAreIgnored() throws {
+        var core = Self.core()
+        core.addAnswered(["q1"], viewer: "user:alice", mediaId: "m0")
+        core.addAnswered(["q2"], viewer: "user:bob", mediaId: "m1")
+        #expect(core.answered.isEmpty)
+        #expect(Self.offer(&core, try Self.overlay("q1")).0 != nil)
+    }
+
+    /// The store's answered timelines add to what the interactive status brought first.
+    @Test func theStoreReadKeepsWhatTheStatusAdded() {
+        var core = ScreenCore(idPrefix: "abc")
+        var effects: [ScreenEffect] = []
+        core.setContext(Self.context(), nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        core.addAnswered(["from-status"], viewer: "user:alice", mediaId: "m1")
+        core.answeredLoaded(["from-store"], viewer: "user:alice", mediaId: "m1", nowMs: Self.nowMs, now: Self.t0, into: &effects)
+        #expect(core.answered == ["from-status", "from-store"])
+    }
+
     @Test func noContextForgetsTheAnsweredTimelines() {
         var core = Self.core()
-        core.addAnswered(["q1"])
+        core.addAnswered(["q1"], viewer: "user:alice", mediaId: "m1")
         var effects: [ScreenEffect] = []
         core.setContext(nil, nowMs: Self.nowMs, now: Self.t0, into: &effects)
         #expect(core.answered.isEmpty)
@@ -230,8 +305,8 @@ import Testing
             .received(trackingId: "t1", timelineId: "q1", overlayType: "minigame", emitTimestamp: nil, durationSec: 0, receivedAt: Self.nowMs),
             .shown(trackingId: "t1"),
         ])
-        #expect(effects.contains(.shown(record)))
-        #expect(core.status.arrayValue?.count == 1)
+        #expect(effects.contains(.shown(record, replacing: [])))
+        #expect(core.screen.count == 1)
     }
 
     @Test func overlayIdsCountUp() throws {
@@ -268,6 +343,9 @@ import Testing
         let showIndex = try #require(effects.firstIndex { if case .show = $0 { return true } else { return false } })
         let cancelIndex = try #require(effects.firstIndex(of: .track(.cancelled(trackingId: "t1", reason: "replaced_by_new_overlay"))))
         #expect(hideIndex < showIndex && showIndex < cancelIndex)
+        // One log line for the decision: the new overlay's, naming the one it replaced.
+        #expect(effects.contains { if case .shown(let record, let replacing) = $0 { record.overlayId == secondId && replacing == [firstId] } else { false } })
+        #expect(!effects.contains { if case .hidden = $0 { true } else { false } })
         #expect(core.screen.map(\.overlayId) == [secondId])
     }
 
@@ -324,7 +402,7 @@ import Testing
 
     @Test func anAnsweredTimelineIsNotShownAgain() throws {
         var core = Self.core()
-        core.addAnswered(["q1"])
+        core.addAnswered(["q1"], viewer: "user:alice", mediaId: "m1")
         let (overlayId, effects) = Self.offer(&core, try Self.overlay("q1"))
         #expect(overlayId == nil)
         #expect(Self.keptOff(effects) == ["already_interacted"])
@@ -334,6 +412,19 @@ import Testing
         var core = Self.core()
         #expect(Self.keptOff(Self.offer(&core, try Self.overlay("q1", alignment: nil)).1) == ["invalid_overlay_state"])
         #expect(Self.keptOff(Self.offer(&core, try Self.overlay("q2", url: "javascript:alert(1)")).1) == ["invalid_overlay_state"])
+    }
+
+    /// Issue 21, item 8: only minigames need an alignment (seed 000). A predict or lucky overlay
+    /// without `position` is admitted, and its dialog opens at the centre, 100 % × 100 %.
+    @Test(arguments: [3, 5])
+    func aPredictOrLuckyOverlayWithoutPositionOpensCentredOverTheWholeArea(type: Int) throws {
+        var core = Self.core()
+        let overlay = try Self.overlay("p1", type: type, alignment: nil)
+        var effects: [ScreenEffect] = []
+        #expect(core.admit(overlay, receivedAt: Self.nowMs, room: Self.live, onScreen: nil, into: &effects))
+        #expect(Self.keptOff(effects).isEmpty)
+        let dialog = try #require(core.showDialog(overlay, room: Self.live, nowMs: Self.nowMs, now: Self.t0, into: &effects))
+        #expect(core.overlay(dialog)?.placement == OverlayPlacement(location: 4, widthPct: 100, heightPct: 100))
     }
 
     @Test func aTimelineOnScreenIsNotShownTwiceAndItsOwnSessionIsNotCancelled() throws {
@@ -456,7 +547,7 @@ import Testing
 
     @Test func removeAllHidesEverythingAndEndsTheContext() throws {
         var core = Self.core()
-        core.addAnswered(["x"])
+        core.addAnswered(["x"], viewer: "user:alice", mediaId: "m1")
         _ = Self.offer(&core, try Self.overlay("q1"))
         var effects: [ScreenEffect] = []
         _ = core.showDialog(try Self.overlay("p1", type: 3), room: Self.live, nowMs: Self.nowMs, now: Self.t0, into: &effects)
@@ -620,17 +711,48 @@ import Testing
         let (link, linkEffects) = try Self.bridge(&core, quiz, "INTERACTIVE_ACTION_REPORT",
                                                   data: ["action": "CLICK_ADS", "url": "https://ads.example/x"])
         #expect(link == ["handled": true, "action": "link"])
-        #expect(linkEffects == [.link(overlayId: quiz, url: "https://ads.example/x")])
+        #expect(linkEffects == [.link(overlayId: quiz, url: "https://ads.example/x", loadable: true)])
         let (answer, answerEffects) = try Self.bridge(&core, quiz, "INTERACTIVE_ACTION_REPORT", data: ["choice": 2])
         #expect(answer == ["handled": true, "action": "answer"])
         #expect(answerEffects == [.startAnswer(overlayId: quiz, answer: ["choice": 2])])
     }
 
-    @Test func anAdClickToAnUnloadableURLIsAnAnswer() throws {
+    struct AdClickCase: Sendable, CustomTestStringConvertible {
+        let url: String
+        /// nil: dropped (no link a player could use).
+        let loadable: Bool?
+        var testDescription: String { "\(url.prefix(40)) → \(loadable.map { "link, loadable \($0)" } ?? "dropped")" }
+    }
+
+    /// Issue 21, item 2: an ad click is never an answer, whatever its url (a click to an url a
+    /// web view cannot open started the answer flow: a request, the timeline answered, a bet).
+    @Test(arguments: [
+        AdClickCase(url: "intent://scan/#Intent;scheme=zxing;end", loadable: false),
+        AdClickCase(url: "market://details?id=tv.example", loadable: false),
+        AdClickCase(url: "file:///etc/passwd", loadable: nil),
+        AdClickCase(url: "https://ads.example/" + String(repeating: "x", count: 5000), loadable: nil),
+        AdClickCase(url: "https://ads.example/a b", loadable: nil),
+    ])
+    func anAdClickToAnUnloadableURLIsNeverAnAnswer(_ ad: AdClickCase) throws {
         var core = Self.core()
         let quiz = try #require(Self.offer(&core, try Self.overlay("q1")).0)
-        let (result, _) = try Self.bridge(&core, quiz, "INTERACTIVE_ACTION_REPORT", data: ["action": "CLICK_ADS", "url": "file:///etc/passwd"])
-        #expect(result["action"] == "answer")
+        let (result, effects) = try Self.bridge(&core, quiz, "INTERACTIVE_ACTION_REPORT", data: ["action": "CLICK_ADS", "url": .string(ad.url)])
+        if let loadable = ad.loadable {
+            #expect(result == ["handled": true, "action": "link"])
+            #expect(effects == [.link(overlayId: quiz, url: ad.url, loadable: loadable)])
+        } else {
+            #expect(result == ["handled": true, "action": "ignored"])
+            #expect(effects.count == 1)
+            #expect(effects.allSatisfy { if case .adClickDropped(quiz, _) = $0 { return true } else { return false } })
+        }
+    }
+
+    @Test func anAdClickWithoutAURLIsDropped() throws {
+        var core = Self.core()
+        let quiz = try #require(Self.offer(&core, try Self.overlay("q1")).0)
+        let (result, effects) = try Self.bridge(&core, quiz, "INTERACTIVE_ACTION_REPORT", data: ["action": "CLICK_ADS"])
+        #expect(result == ["handled": true, "action": "ignored"])
+        #expect(effects == [.adClickDropped(overlayId: quiz, reason: "no url")])
     }
 
     @Test func pingsAreHandledAndUnknownTypesAreNot() throws {

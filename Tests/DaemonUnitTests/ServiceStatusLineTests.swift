@@ -1,10 +1,11 @@
 import Foundation
 import JSONValue
 import Runtime
+import RuntimeTesting
 import Testing
 @testable import InteractiveDaemon
 
-@Suite struct ServiceStatusLineTests {
+@Suite @LoopActor struct ServiceStatusLineTests {
     @Test func idleDaemon() {
         #expect(ServiceStatusLine.compose(["room": nil, "connection": ["state": "idle"], "overlays": []]) == "No room")
     }
@@ -44,20 +45,31 @@ import Testing
         #expect(ServiceStatusLine.clean("café\u{85}x") == "café x")
     }
 
-    @Test func theBusTellsEachChangeOfTheLineOnce() async {
-        let bus = EventBus(bootId: "b")
+    @Test func theBusTellsEachChangeOfTheLineOnceAndAtMostTwiceASecond() async {
+        let timers = ManualScheduler()
+        let bus = EventBus(bootId: "b", timers: timers)
         let lines = LineRecorder()
-        await bus.onStatusLineChange { lines.append($0) }
+        bus.onStatusLineChange { lines.append($0) }
         let room: JSONValue = ["mediaId": "m1", "mode": "vod", "state": "joining"]
-        await bus.publish("room.state", room, section: "room", status: room)
+        bus.publish("room.state", room, section: "room", status: room)
         await endOfLoopTurn()
-        await bus.publish("room.state", room, section: "room", status: room)
+        #expect(lines.all == ["Room m1 (vod) joining"], "a first change is told at the end of its turn")
+        bus.publish("room.state", room, section: "room", status: room)
+        bus.setStatus("session", ["loggedIn": true])
+        bus.setStatusMember("daemon", "restartNeeded", ["maxClients"])
         await endOfLoopTurn()
-        await bus.setStatus("session", ["loggedIn": true])
-        await bus.setStatusMember("daemon", "restartNeeded", ["maxClients"])
-        await endOfLoopTurn()
+        timers.advance(by: .milliseconds(499))
+        #expect(lines.all.count == 1, "the next waits for the interval")
+        timers.advance(by: .milliseconds(1))
         #expect(lines.all == ["Room m1 (vod) joining", "Room m1 (vod) joining; restart needed to apply maxClients"])
-        #expect(await bus.statusLine == "Room m1 (vod) joining; restart needed to apply maxClients")
+        // A change after a quiet interval is told at the end of its turn again.
+        timers.advance(by: .seconds(1))
+        let joined: JSONValue = ["mediaId": "m1", "mode": "vod", "state": "joined"]
+        bus.publish("room.state", joined, section: "room", status: joined)
+        await endOfLoopTurn()
+        #expect(lines.all.last == "Room m1 (vod) joined; restart needed to apply maxClients")
+        #expect(lines.all.count == 3)
+        #expect(bus.statusLine == "Room m1 (vod) joined; restart needed to apply maxClients")
     }
 }
 

@@ -69,3 +69,44 @@ import Testing
         #expect(core.session.userId == "bob")
     }
 }
+
+/// Session expiry (issue 21, item 6): a refused token is said once, and only for the viewer's
+/// current token; a new login clears it.
+@Suite struct SessionExpiryTests {
+    @Test func aRefusedTokenExpiresTheSessionOnce() {
+        var core = SessionCore()
+        _ = core.login(token: "token-alice", userId: "alice", displayName: "Alice", room: nil)
+        let effects = core.refused(token: "token-alice", source: "answer")
+        #expect(effects == [.log(.expired(userId: "alice", source: "answer")), .publish, .loginRequired])
+        #expect(core.session.expired)
+        #expect(core.session.publicState == SessionState(loggedIn: true, userId: "alice", displayName: "Alice", expired: true))
+        #expect(core.refused(token: "token-alice", source: "VIP status").isEmpty, "once per expiry")
+    }
+
+    @Test func aTokenNoLongerTheViewersChangesNothing() {
+        var core = SessionCore()
+        _ = core.login(token: "token-old", userId: "alice", displayName: nil, room: nil)
+        _ = core.login(token: "token-new", userId: "alice", displayName: nil, room: nil)
+        #expect(core.refused(token: "token-old", source: "play request").isEmpty)
+        #expect(!core.session.expired)
+        _ = core.logout(room: nil)
+        #expect(core.refused(token: "token-new", source: "answer").isEmpty)
+    }
+
+    @Test func aNewLoginClearsTheExpiry() {
+        var core = SessionCore()
+        _ = core.login(token: "token-alice", userId: "alice", displayName: nil, room: nil)
+        _ = core.refused(token: "token-alice", source: "live connection")
+        _ = core.login(token: "token-alice-2", userId: "alice", displayName: nil, room: nil)
+        #expect(!core.session.expired)
+        #expect(core.refused(token: "token-alice-2", source: "answer").count == 3, "the new token may expire in turn")
+    }
+
+    @Test func observersSeeWhetherButNotWho() {
+        let state = SessionState(loggedIn: true, userId: "alice", displayName: "Alice", expired: true)
+        #expect(state.observed.json == ["loggedIn": true, "expired": true])
+        #expect(state.json == ["loggedIn": true, "userId": "alice", "displayName": "Alice", "expired": true])
+        #expect(SessionState(json: state.observed.json) == state.observed)
+        #expect(SessionState(json: state.json) == state)
+    }
+}

@@ -11,6 +11,17 @@ import Testing
         #expect(pool.count == 1)
     }
 
+    @Test func aRefusedNewestConnectionStaysParked() {
+        var pool = ConnectionPool<String, Int>(maxIdlePerKey: 4)
+        _ = pool.park("a", id: 1, 10)
+        _ = pool.park("a", id: 2, 20)
+        let refused = pool.take("a") { $0 < 20 }
+        #expect(refused == nil)
+        #expect(pool.count == 2)
+        let taken = pool.take("a") { $0 == 20 }?.id
+        #expect(taken == 2)
+    }
+
     @Test func aFullPoolRefusesMore() {
         var pool = ConnectionPool<String, Int>(maxIdlePerKey: 2)
         let parked = [pool.park("a", id: 1, 1), pool.park("a", id: 2, 2), pool.park("a", id: 3, 3), pool.park("b", id: 4, 4)]

@@ -192,6 +192,40 @@ private func error(_ outcome: Outcome) -> HTTPError? {
         #expect(error(parse("HTTP/1.1 200 OK\r\n\r\nhello world", maxBody: 10, thenClose: true)) == .responseTooLarge("body over 10 bytes"))
     }
 
+    /// A `100 Continue` flood burned a core until the request's timeout: a few interim responses
+    /// are skipped, one more fails the response at once.
+    @Test func interimResponsesAreBounded() throws {
+        let interim = "HTTP/1.1 100 Continue\r\n\r\n"
+        let final = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+        #expect(body(parse(String(repeating: interim, count: HTTPResponseParser.maxInterimResponses) + final)) == "ok")
+        var parser = HTTPResponseParser(requestMethod: "GET", maxBodyBytes: 10)
+        #expect(throws: HTTPError.malformedResponse("more than \(HTTPResponseParser.maxInterimResponses) interim responses")) {
+            for _ in 0..<100_000 { _ = try parser.receive(Array(interim.utf8)) }
+        }
+    }
+
+    /// A chunked body's framing (size lines, extensions, trailers) may outgrow its data by
+    /// `maxChunkFramingBytes` at most: 1-byte chunks with 4 KiB of extensions each fail early,
+    /// not after megabytes.
+    @Test func chunkFramingIsBounded() {
+        var parser = HTTPResponseParser(requestMethod: "GET", maxBodyBytes: 1 << 20)
+        let chunk = Array(("1;" + String(repeating: "e", count: 4000) + "\r\nx\r\n").utf8)
+        var sent = 0
+        #expect(throws: HTTPError.self) {
+            _ = try parser.receive(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+            for _ in 0..<1000 {
+                _ = try parser.receive(chunk)
+                sent += 1
+            }
+        }
+        #expect(sent * 4008 <= HTTPResponseParser.maxChunkFramingBytes + 8016, "\(sent) chunks taken")
+        // Ordinary framing (a size line per kilobyte of data) is far inside the bound.
+        let piece = "400\r\n" + String(repeating: "d", count: 1024) + "\r\n"
+        let text = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: piece, count: 200) + "0\r\n\r\n"
+        var ordinary = HTTPResponseParser(requestMethod: "GET", maxBodyBytes: 1 << 20)
+        #expect((try? ordinary.receive(Array(text.utf8)))??.body.count == 200 * 1024)
+    }
+
     @Test func aClosedConnectionBeforeTheEndIsAnError() {
         #expect(error(parse("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello", thenClose: true))
                 == .connectionClosed("before the end of the body"))

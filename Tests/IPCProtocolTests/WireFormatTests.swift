@@ -21,6 +21,7 @@ import Testing
         .interactiveStatus: InteractiveStatusParams.self, .leaderboardURL: LeaderboardURLParams.self,
         .playbackStart: PlaybackStartParams.self, .playbackError: PlaybackErrorParams.self,
         .playbackForeground: PlaybackForegroundParams.self, .playbackStop: PlaybackStopParams.self,
+        .voiceJoin: VoiceJoinParams.self, .voiceLeave: VoiceLeaveParams.self, .voiceMute: VoiceMuteParams.self,
     ]
 
     /// The typed data of every event.
@@ -29,6 +30,7 @@ import Testing
         OverlayRevealEvent.self, OverlayHideEvent.self, OverlayPostEvent.self, OverlayLinkEvent.self, PlayerControlsEvent.self,
         LoginRequiredEvent.self, FanclubRequiredEvent.self, AnswerConfirmEvent.self, AnswerResultEvent.self,
         PredictButtonEvent.self, EventsLaggedEvent.self, PlaybackStateEvent.self, PlaybackPlayEvent.self, PlaybackPreloadEvent.self,
+        VoiceStateEvent.self, VoicePeerEvent.self, VoiceTalkingEvent.self,
     ]
 
     static let doc: String = {
@@ -50,7 +52,7 @@ import Testing
     @Test func everyMethodAndEventHasItsType() {
         #expect(Set(Self.paramsTypes.keys) == Set(IPCMethod.allCases))
         for (method, type) in Self.paramsTypes { #expect(type.method == method) }
-        #expect(Set(Self.eventTypes.map { $0.type }).count == 19)
+        #expect(Set(Self.eventTypes.map { $0.type }).count == 22)
     }
 
     @Test func everyRequestExampleDecodesAndEncodesBack() throws {
@@ -166,11 +168,16 @@ import Testing
         #expect(timeout.data.jsonText == #"{"detail":"timeout","overlayId":"ov-1","reason":"bet_declined","status":"failure","timelineId":"tl1"}"#)
     }
 
-    @Test func observersGetPlayTicketsWithoutTheToken() {
+    /// Issue 20, item 8: observers get no token and no (possibly signed) subtitle URL.
+    @Test func observersGetPlayTicketsWithoutTheTokenOrSubtitleURLs() {
         let play = PlaybackPlayEvent(filmId: "f1", episodeNo: 2, vid: "f1-e2", playAuthToken: "pat_secret", startAt: 42.5,
-                                     subtitles: [], expiresAt: "2026-11-30T10:17:51.990Z")
+                                     subtitles: [["lang": "vi", "url": "https://cdn.example/sub.vtt?sig=SIGNED"]],
+                                     expiresAt: "2026-11-30T10:17:51.990Z")
         #expect(play.redacted.data["playAuthToken"] == .null)
         #expect(!play.redacted.data.jsonText.contains("pat_secret"))
+        #expect(play.redacted.data["subtitles"] == [["lang": "vi", "url": nil]])
+        #expect(!play.redacted.data.jsonText.contains("SIGNED"))
+        #expect(play.data["subtitles"] == [["lang": "vi", "url": "https://cdn.example/sub.vtt?sig=SIGNED"]], "players get them")
         #expect(PlaybackPreloadEvent(filmId: "f1", episodeNo: 3, vid: "f1-e3", playAuthToken: "pat_x").redacted.data["playAuthToken"] == .null)
     }
 

@@ -154,7 +154,7 @@ import Glibc
         let client = try await second.client()
         let status = try await waitForRoom(client, "joined")
         #expect(status["bootId"] != firstBoot)
-        #expect(status["session"] == ["loggedIn": true, "userId": "alice", "displayName": "Alice"])
+        #expect(status["session"] == ["loggedIn": true, "userId": "alice", "displayName": "Alice", "expired": false])
         #expect(status["room"]?["mediaId"] == "m1")
         #expect(status["room"]?["fanclub"] == true)
         // The restored viewer may ask for play tickets.

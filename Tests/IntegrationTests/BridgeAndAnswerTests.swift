@@ -39,7 +39,7 @@ import Testing
             #"{"type":"INTERACTIVE_ACTION_REPORT","data":{"action":"CLICK_ADS","url":"https://ads.example/offer?x=1"}}"#))
         #expect(click["action"] == "link")
         let link = try await live.player.waitForEvent("overlay.link")
-        #expect(link.data == ["overlayId": .string(overlayId), "url": "https://ads.example/offer?x=1"])
+        #expect(link.data == ["overlayId": .string(overlayId), "url": "https://ads.example/offer?x=1", "loadable": true])
 
         // A ping (object and string) is taken and does nothing: the next event is the dismissal's.
         #expect(try await live.bridge(overlayId, ["type": "INTERACTIVE_PING_ANALYTICS", "data": ["t": 1]])["handled"] == true)
@@ -65,6 +65,32 @@ import Testing
                 #expect(error.name == "interactive.UnknownOverlay", "\(method): \(error)")
             }
         }
+    }
+
+    /// Issue 21, item 2: an ad click is never an answer, whatever its url. A click to a link a
+    /// web view cannot open reached /api/actions, marked the timeline answered or asked for a bet.
+    @Test func anAdClickToAnAppLinkIsALinkNeverAnAnswer() async throws {
+        let live = try await LiveFixture(viewer: .alice)
+        let overlayId = try await live.show(live.backend.quiz("tl-app-ad", extra: ["requireBet": true, "betAmount": 50])).overlayId
+        for url in ["intent://scan/#Intent;scheme=zxing;end", "market://details?id=tv.example"] {
+            let click = try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["action": "CLICK_ADS", "url": .string(url)]])
+            #expect(click == ["handled": true, "action": "link"])
+            let link = try #require(try await live.player.nextEvent(timeoutMs: 10_000))
+            #expect(link.type == "overlay.link")
+            #expect(link.data == ["overlayId": .string(overlayId), "url": .string(url), "loadable": false])
+        }
+        let dropped = try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["action": "CLICK_ADS", "url": "file:///etc/passwd"]])
+        #expect(dropped == ["handled": true, "action": "ignored"])
+        let noURL = try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["action": "CLICK_ADS"]])
+        #expect(noURL == ["handled": true, "action": "ignored"])
+        try await live.player.expectNoEvent("answer.confirm", withinMs: 300)
+        #expect(try await live.backend.records("actions").isEmpty)
+        #expect(try await live.backend.records("rest-log", "path=/api/public/vip-status").isEmpty)
+        // Not answered: the viewer's real answer goes through.
+        try await live.bridge(overlayId, ["type": "INTERACTIVE_ACTION_REPORT", "data": ["answer": ["choice": "A"]]])
+        _ = try await live.player.waitForEvent("answer.confirm")
+        _ = try await live.player.call("answer.confirm", ["overlayId": .string(overlayId), "accept": true])
+        #expect(try await live.player.waitForEvent("answer.result").data["status"] == "success")
     }
 
     // MARK: Answers refused locally
@@ -118,9 +144,13 @@ import Testing
         let live = try await LiveFixture(viewer: .bob, fanclub: false)
         let overlayId = try await live.show(live.backend.quiz("tl-fan", extra: ["requireFanclub": true])).overlayId
         #expect(try await live.answer(overlayId)["reason"] == "fanclub_required")
-        // The same media with fanclub true: taken in place (no new join), and the answer goes through.
+        // The same media with fanclub true: taken in place (no new join); the overlay is shown again
+        // for the new membership (issue 21, item 5: a new overlay id), and the answer goes through.
         #expect(try await live.player.call("room.join", ["mediaId": "m1", "fanclub": true])["state"] == "joined")
-        #expect(try await live.answer(overlayId)["status"] == "success")
+        let hidden = try await live.player.waitForEvent("overlay.hide").data
+        #expect(hidden["overlayId"] == .string(overlayId) && hidden["reason"] == "session_changed")
+        let again = try await live.player.waitForEvent("overlay.show").data
+        #expect(try await live.answer(try #require(again["overlayId"]?.stringValue))["status"] == "success")
         #expect(try await live.backend.records("actions").count == 1)
         #expect(try await live.backend.records("room-events", "type=join-room").count == 1)
         #expect(try await live.backend.records("unknown-events").isEmpty)
@@ -237,6 +267,22 @@ import Testing
         #expect(result["status"] == "failure")
         #expect(result["reason"] == "network_error")
         #expect(Date().timeIntervalSince(started) < 1.9, "the answer waited for the reply instead of timing out")
+    }
+
+    /// An answer whose connection dies before any reply is a network error and reaches the
+    /// backend once: only the viewer's own retry sends it again (issue 20, item 1).
+    @Test func anAnswerWhoseConnectionDiesIsPostedOnce() async throws {
+        let live = try await LiveFixture(viewer: .alice)  // the join's status call parks a connection
+        let overlayId = try await live.show(live.backend.quiz("tl-dies")).overlayId
+        try await live.backend.fault(["closeWithoutReply": true])
+        let result = try await live.answer(overlayId)
+        #expect(result["status"] == "failure")
+        #expect(result["reason"] == "network_error")
+        #expect(try await live.backend.records("actions").count == 1)
+
+        try await live.backend.fault(["closeWithoutReply": nil])
+        #expect(try await live.answer(overlayId)["status"] == "success")
+        #expect(try await live.backend.records("actions").count == 2)
     }
 
     @Test func afterAFailureTheViewerMayTryAgain() async throws {

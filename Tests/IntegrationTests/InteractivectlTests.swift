@@ -419,6 +419,6 @@ enum Pty {
         let unit = BuiltProducts.packageRoot.appendingPathComponent("systemd/interactived.service").path
         let text = try String(contentsOfFile: unit, encoding: .utf8)
         let settings = text.split(separator: "\n").filter { $0.hasPrefix("MemoryMax=") || $0.hasPrefix("MemoryHigh=") }
-        #expect(settings == ["MemoryHigh=48M", "MemoryMax=64M"])
+        #expect(settings == ["MemoryHigh=96M", "MemoryMax=128M"])
     }
 }

@@ -237,10 +237,10 @@ import Testing
         return switches
     }
 
-    /// Every task of the daemon prefers the event loop: a backend event, its overlay and its
+    /// The display path is isolated to the loop actor: a backend event, its overlay and its
     /// tracking never pass through a thread of the cooperative pool (each pass costs two thread
-    /// hand-offs on the display path; an unstructured task that did not prefer the loop made
-    /// about three per overlay).
+    /// hand-offs; an unstructured task that did not prefer the loop made about three per overlay,
+    /// and the IPC writer parked in a nonisolated async function about one).
     @Test func overlaysReachPlayersWithoutWakingThePool() async throws {
         let live = try await LiveFixture()
         let pid = live.daemon.process.processIdentifier

@@ -200,6 +200,26 @@ import Glibc
         #expect(try await player.requests("f1", 1) == 2)
     }
 
+    /// A play request whose connection dies before any reply is a network error, never sent
+    /// twice by the daemon: one start is one request, one error one refresh (issue 20, item 1).
+    @Test func aPlayRequestWhoseConnectionDiesIsSentOnce() async throws {
+        let player = try await Player()
+        try await player.start("f1", 1)  // parks a kept-alive connection to the backend
+        let play = try await player.client.waitForEvent("playback.play").data
+        try await player.backend.fault(["closeWithoutReply": true])
+
+        _ = try await player.client.call("playback.error", ["position": 7])
+        let message = try await player.client.waitForEvent("playback.state") { $0["state"] == "message" }.data
+        #expect(message["text"] == "Couldn't load this episode")
+        #expect(try await player.requests("f1", 1) == 2, "one start and one refresh")
+
+        try await player.start("f2", 1)  // not prefetched: it waits for the reply
+        let network = try await player.settledState()
+        #expect(network["state"] == "message" && network["text"] == "Taking longer than usual" && network["canRetry"] == true)
+        #expect(try await player.requests("f2", 1) == 1)
+        #expect(play["episodeNo"] == 1)
+    }
+
     @Test func foregroundRefreshesATicketWithThirtySecondsLeftButNotTenMinutes() async throws {
         let player = try await Player()
         try await player.playbackAdmin(["ticketLifetimeSec": 30])

@@ -76,7 +76,30 @@ import Testing
         try await backend.emitOverlay(room: "m1", backend.quiz("after"))
         let next = try await room.player.waitForEvent("overlay.show")
         #expect(next.data["timelineId"] == "after")
-        #expect(try await room.player.call("daemon.status")["predict"]?.arrayValue?.isEmpty == false)
+        // Nor in the status or a new subscription's snapshot (issue 21, item 1: the status listed
+        // a visible button, which players drew after any resubscribe).
+        #expect(try await room.player.call("daemon.status")["predict"] == [])
+        let later = try await room.daemon.client()
+        #expect(try await later.subscribe(["predict."])["snapshot"]?["predict"] == [])
+        // The dialog still opens on request.
+        #expect(try await room.player.call("predict.open", ["timelineId": "p3"])["kind"] == "predict")
+    }
+
+    /// Issue 21, item 8: a predict or lucky overlay without `position` lights its button and its
+    /// dialog opens at the centre over the whole video area (it was kept off screen, invalid).
+    @Test(arguments: [3, 5])
+    func predictAndLuckyWithoutPositionOpenCentredFullSize(type: Int) async throws {
+        let backend = try await ReferenceBackend()
+        let room = try await liveRoom(backend)
+        var members = predictOverlay(backend, "np\(type)", type: type).objectValue ?? [:]
+        members["position"] = nil
+        try await backend.emitOverlay(room: "m1", .object(members), trackingId: "tnp\(type)")
+        #expect(try await room.player.waitForEvent("predict.button").data["visible"] == true)
+        _ = try await room.player.call("predict.open", ["timelineId": .string("np\(type)")])
+        let show = try await room.player.waitForEvent("overlay.show")
+        #expect(show.data["placement"] == ["location": 4, "widthPct": 100, "heightPct": 100])
+        let acks = try await backend.records("acks", "trackingId=tnp\(type)")
+        #expect(!acks.contains { $0["payload"]?["clientContext"]?["custom"]?["cancelReason"] == "invalid_overlay_state" })
     }
 
     @Test func predictOpenShowsTheDialogAndStartsRenderTracking() async throws {

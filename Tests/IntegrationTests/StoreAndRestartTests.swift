@@ -42,6 +42,8 @@ import Glibc
             try await first.show(backend.quiz("tl-killed"), trackingId: "trk-killed")
             deviceId = try await first.waitForAck("trk-killed", "received")["deviceId"]
             try await first.waitForAcksDelivered()
+            // Its session's row (what the restart closes) is written once it stayed open 50 ms.
+            try await first.waitForTrackingStored()
             first.daemon.signal(SIGKILL)
             _ = try await first.daemon.waitForExit()
         }

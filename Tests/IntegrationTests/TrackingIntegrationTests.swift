@@ -180,21 +180,47 @@ import Testing
         #expect(cancelled["payload"]?["clientContext"]?["timeline"]?["attached"]?.doubleValue != nil)
     }
 
-    @Test func anAckTheServerNeverAcknowledgesIsSentOnce() async throws {
-        let live = try await LiveFixture()
-        try await live.backend.fault(["ackEmitAck": false])
-        let overlayId = try await live.show(live.backend.quiz("tl-noack"), trackingId: "trk-noack").overlayId
+    /// A server that never acknowledges (BACKEND.md allows it): each ack goes out once, at once,
+    /// and counts as delivered once the heartbeat proves the connection carried it (the
+    /// server's next ping after the pong that followed it), here within a second or two.
+    @Test func anAckTheServerNeverAcknowledgesIsSentOnceAndDeliveredByTheHeartbeat() async throws {
+        let backend = try await ReferenceBackend(arguments: ["--ping-interval", "1"])
+        let live = try await LiveFixture(backend: backend)
+        try await backend.fault(["ackEmitAck": false])
+        let overlayId = try await live.show(backend.quiz("tl-noack"), trackingId: "trk-noack").overlayId
         let received = try await live.waitForAck("trk-noack", "received")
         #expect(received["acked"] == false)
-        // The server acks again; the render report waits behind the unacknowledged `received`,
-        // which counts as delivered after 10 s on a connection that stayed up.
-        try await live.backend.fault(["ackEmitAck": true])
         _ = try await live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
         _ = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
-        try await live.waitForAcksDelivered(timeoutMs: 20_000)
-        #expect(try await live.backend.ackStages("trk-noack") == ["received", "rendered"])
-        #expect(try await live.acks("trk-noack", stage: "rendered").first?["acked"] == true)
+        let rendered = try await live.waitForAck("trk-noack", "rendered")
+        #expect(rendered["acked"] == false, "the render report does not wait for the unacknowledged received")
+        try await live.waitForAcksDelivered(timeoutMs: 10_000)
+        #expect(try await backend.ackStages("trk-noack") == ["received", "rendered"])
         #expect(try await live.status()["tracking"]?["delivered"] == 2)
+    }
+
+    /// Issue 21, item 9: a connection that goes silent (the server neither reads nor writes, the
+    /// TCP connection stays open) proves nothing: an ack decided meanwhile is not counted as
+    /// delivered, and arrives after the reconnect, each stage once at the backend.
+    @Test func acksDecidedOnASilentConnectionArriveOnceAfterTheReconnect() async throws {
+        let backend = try await ReferenceBackend(arguments: ["--ping-interval", "1", "--ping-timeout", "2"])
+        let live = try await LiveFixture(config: ["reconnect": ["baseMs": 50, "capMs": 200]], backend: backend)
+        let overlayId = try await live.show(backend.quiz("tl-silent"), trackingId: "trk-silent").overlayId
+        _ = try await live.waitForAck("trk-silent", "received")
+        try await live.waitForAcksDelivered()
+        try await backend.fault(["stopPings": true])
+        // Decided while the connection looks up but carries nothing.
+        _ = try await live.player.call("overlay.attached", ["overlayId": .string(overlayId)])
+        _ = try await live.player.call("overlay.rendered", ["overlayId": .string(overlayId), "status": "loaded"])
+        #expect(try await live.status()["tracking"]?["delivered"] == 1, "nothing proves the rendered ack reached the server")
+        // pingInterval + pingTimeout without a ping: the daemon gives the connection up and
+        // connects again (a new connection is not silenced).
+        try await live.player.waitForEvent("connection.state", timeoutMs: 20_000) { $0["state"] == "reconnecting" }
+        try await live.player.waitForEvent("connection.state", timeoutMs: 20_000) { $0["state"] == "connected" }
+        let rendered = try await live.waitForAck("trk-silent", "rendered", timeoutMs: 10_000)
+        #expect(rendered["payload"]?["clientContext"]?["status"] == "success")
+        try await live.waitForAcksDelivered(timeoutMs: 10_000)
+        #expect(try await backend.ackStages("trk-silent") == ["received", "rendered"])
     }
 
     @Test func anUnacknowledgedAckIsSentAgainAfterTheConnectionDropped() async throws {

@@ -87,6 +87,7 @@ def test_install_upgrade_remove_purge(packages, scratch):
     # Binaries where the units point.
     assert os.access(root / "usr/sbin/interactived", os.X_OK)
     assert os.access(root / "usr/bin/interactivectl", os.X_OK)
+    assert os.access(root / "usr/libexec/interactived/interactived-voice", os.X_OK)
     service = (root / "lib/systemd/system/interactived.service").read_text()
     assert "ExecStart=/usr/sbin/interactived\n" in service
     assert "ExecReload=/usr/bin/interactivectl reload\n" in service
@@ -114,6 +115,12 @@ def test_install_upgrade_remove_purge(packages, scratch):
     assert (root / "usr/share/doc/interactived/copyright").exists()
     depends = run(["dpkg-deb", "-f", str(first), "Depends"]).stdout
     assert "libcurl4" not in depends and "libsystemd0" in depends and "libsqlite3-0" in depends
+    # The voice media process links GStreamer; the plugins it uses are recommended, Janus is not the box's.
+    assert "libgstreamer1.0-0" in depends and "libgstreamer-plugins-bad1.0-0" in depends
+    recommends = run(["dpkg-deb", "-f", str(first), "Recommends"]).stdout
+    assert all(plugin in recommends for plugin in ("gstreamer1.0-plugins-base", "gstreamer1.0-plugins-good",
+                                                    "gstreamer1.0-plugins-bad", "gstreamer1.0-nice"))
+    assert "janus" not in depends + recommends
 
     # An operator edits the configuration; the daemon leaves state behind.
     edited = config.read_text().replace('"tenant": "onlivev2"', '"tenant": "edited-by-operator"')

@@ -5,7 +5,14 @@ import Testing
 import Glibc
 #endif
 
-/// An actor pinned to the loop, as the daemon's managers are.
+/// A value several closures on the loop share.
+private final class Shared<Value: Sendable>: Sendable {
+    private let state: Mutex<Value>
+    init(_ value: Value) { state = Mutex(value) }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { state.withLock { body(&$0) } }
+}
+
+/// An actor pinned to the loop, as the media process's is.
 private actor PinnedCounter {
     nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
     private(set) var values: [Int] = []
@@ -17,8 +24,8 @@ private actor PinnedCounter {
     let loop = EventLoop.shared
 
     @Test func runsBlocksInSubmissionOrderOnItsThread() async {
-        let order = Mutex<[Int]>([])
-        let onLoop = Mutex(true)
+        let order = Shared<[Int]>([])
+        let onLoop = Shared(true)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             for value in 0..<100 {
                 loop.execute { [loop] in
@@ -47,7 +54,7 @@ private actor PinnedCounter {
     }
 
     @Test func timersFireInDeadlineOrderAndCancelledOnesNever() async {
-        let fired = Mutex<[Int]>([])
+        let fired = Shared<[Int]>([])
         let start = ContinuousClock.now
         let cancelled = loop.schedule(at: start.advanced(by: .milliseconds(5))) { fired.withLock { $0.append(-1) } }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -64,18 +71,20 @@ private actor PinnedCounter {
     }
 
     @Test func aTimerCancelledByWorkOfTheSameTurnDoesNotRun() async {
-        let fired = Mutex(false)
+        let fired = Shared(false)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.execute { [loop] in
                 // Due during the next turn, whose work cancels it before its timers run: a timer
-                // due at once takes the rest of this turn (2 ms), and the next turn's block cancels.
-                let timer = loop.schedule(after: .milliseconds(1)) { fired.withLock { $0 = true } }
+                // due at once takes the rest of this turn (60 ms), and the next turn's block
+                // cancels. (50 ms of margin: a loaded machine may preempt the loop between the
+                // two schedules; 1 ms was not enough with two builds beside the tests.)
+                let timer = loop.schedule(after: .milliseconds(50)) { fired.withLock { $0 = true } }
                 loop.schedule(at: .now) {
-                    let end = ContinuousClock.now.advanced(by: .milliseconds(2))
+                    let end = ContinuousClock.now.advanced(by: .milliseconds(60))
                     while ContinuousClock.now < end {}
                 }
                 loop.execute { loop.cancel(timer) }
-                loop.schedule(after: .milliseconds(20)) { done.resume() }
+                loop.schedule(after: .milliseconds(120)) { done.resume() }
             }
         }
         #expect(!fired.withLock { $0 })
@@ -87,7 +96,7 @@ private actor PinnedCounter {
         defer { close(fds[1]) }
         let reader = fds[0]
         let received = await withCheckedContinuation { (done: CheckedContinuation<[UInt8], Never>) in
-            let once = Mutex(false)
+            let once = Shared(false)
             loop.execute { [loop] in
                 do {
                     try loop.register(reader) { events in
@@ -118,7 +127,7 @@ private actor PinnedCounter {
     }
 
     @Test func withTimeoutCancelsAnOperationThatOverruns() async throws {
-        let sawCancellation = Mutex(false)
+        let sawCancellation = Shared(false)
         await #expect(throws: TimeoutError.self) {
             try await withTimeout(.milliseconds(10), "waiting for nothing") {
                 do {

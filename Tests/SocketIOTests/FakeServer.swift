@@ -108,6 +108,14 @@ extension Array where Element == SocketIOClientMachine.Action {
             return nil
         }
     }
+
+    /// The proofs of carriage the actions tell, in order.
+    var carried: [SocketIOWriteMark] {
+        compactMap { action in
+            if case .carried(let mark) = action { return mark }
+            return nil
+        }
+    }
 }
 
 extension SocketIOClientMachine {
@@ -116,6 +124,6 @@ extension SocketIOClientMachine {
         _ event: String, _ args: [JSONValue], attachments: [[UInt8]], timeout: Duration, policy: EmitPolicy, now: ContinuousClock.Instant
     ) throws(SocketIOError) -> (id: Int, actions: [Action]) {
         let id = reserveAckId()
-        return (id, try emitWithAck(id: id, event, args, attachments: attachments, timeout: timeout, policy: policy, now: now))
+        return (id, try emitWithAck(id: id, event, .values(args), attachments: attachments, timeout: timeout, policy: policy, now: now))
     }
 }

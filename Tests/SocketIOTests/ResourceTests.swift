@@ -5,7 +5,7 @@ import Testing
 @testable import SocketIO
 
 /// Cancellation and reconnection never leak descriptors nor leave two connections open.
-@Suite(.serialized) struct ResourceTests {
+@Suite(.serialized) @LoopActor struct ResourceTests {
     /// Open descriptors of this process (the loop's epoll and eventfd are created first).
     static func openDescriptors() -> Int {
         _ = EventLoop.shared
@@ -33,7 +33,7 @@ import Testing
             for _ in 0..<Int.random(in: 0...40, using: &generator) { await Task.yield() }
             if round % 3 != 0 { task.cancel() }
             if let socket = try? await task.value {
-                if round % 2 == 0 { await socket.close() }
+                if round % 2 == 0 { socket.close() }
             }
         }
         try await Self.expectDescriptorsReturn(to: baseline)
@@ -45,7 +45,7 @@ import Testing
         let baseline = Self.openDescriptors()
         let harness = ClientHarness(SocketIOConfiguration(url: "http://127.0.0.1:\(peer.port)", reconnect: ReconnectPolicy(baseMs: 50, capMs: 100)))
         let client = harness.client
-        await client.connect()
+        client.connect()
         _ = try await harness.connected()
         // Concurrent reconnect requests: each one waits for the previous connection to end.
         await withTaskGroup(of: Void.self) { group in
@@ -63,7 +63,7 @@ import Testing
         // A disconnect in the middle of a connection attempt.
         await client.reconnectNow()
         await client.disconnect()
-        #expect(await !client.isRunning)
+        #expect(!client.isRunning)
         try await Self.expectDescriptorsReturn(to: baseline)
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import SocketIO
 
 /// The client's decisions alone, with an injected clock: attempts and the reconnection schedule,
-/// acks and their timeouts, the offline buffer, flow control, disconnecting.
+/// acks and their timeouts, the offline buffer, the heartbeat's proof of carriage, disconnecting.
 @Suite struct SocketIOClientMachineTests {
     let t0 = ContinuousClock.now
     static let open = #"0{"sid":"e","upgrades":[],"pingInterval":1000,"pingTimeout":500,"maxPayload":1000}"#
@@ -140,24 +140,26 @@ import Testing
         #expect(FakeServer.clientTexts(connected.written) == [#"42["b"]"#, #"42["c"]"#])
     }
 
-    @Test func readingPausesWhileTheConsumerIsBehind() throws {
-        let limits = SocketIOClientMachine.FlowLimits(highCount: 3, highBytes: 1000, lowCount: 1, lowBytes: 500)
-        var machine = SocketIOClientMachine(configuration: configuration(), flowLimits: limits, seed: 1)
+    /// The heartbeat proves what reached the server: a v4 server sends its next ping only once
+    /// it took the client's pong, so that ping proves everything written before the pong.
+    @Test func aServersPingProvesThePreviousPongAndWhatWentBeforeIt() throws {
+        var machine = SocketIOClientMachine(configuration: configuration(), seed: 1)
         _ = try connect(&machine, at: t0)
-        var actions: [SocketIOClientMachine.Action] = []
-        for _ in 0..<4 { actions += machine.received(FakeServer.text(#"42["e"]"#), now: t0) }
-        #expect(actions.filter { $0 == .setReading(false) }.count == 1)
-        #expect(machine.isReadingPaused)
-        #expect(machine.consumptionToResume.map { [$0.count, $0.bytes] } == [3, 0])
-        #expect(machine.consumed(count: 2, bytes: 12).isEmpty, "still above the low-water mark")
-        #expect(machine.consumed(count: 1, bytes: 6) == [.setReading(true)])
-        // Bytes count too, and a new connection starts paused when the backlog is still high.
-        _ = machine.received(FakeServer.text(#"42["big",""# + String(repeating: "x", count: 1000) + #""]"#), now: t0)
-        #expect(machine.isReadingPaused)
+        _ = try machine.emit("e1", [], attachments: [], policy: .fail, now: t0)
+        let emitted = try #require(machine.lastEmitMark)
+        let firstPing = machine.received(FakeServer.text("2"), now: t0)
+        #expect(FakeServer.clientTexts(firstPing.written) == ["3"])
+        #expect(firstPing.carried.isEmpty, "no pong before the first ping proves anything")
+        let secondPing = machine.received(FakeServer.text("2"), now: t0)
+        let proof = try #require(secondPing.carried.first)
+        #expect(proof.covers(emitted))
+        _ = try machine.emit("e2", [], attachments: [], policy: .fail, now: t0)
+        let later = try #require(machine.lastEmitMark)
+        #expect(!proof.covers(later), "an emit after the pong is not proven by it")
+        // A buffered emit has no mark; a new connection's marks are not covered by an old proof.
         _ = machine.transportEnded(nil, now: t0)
-        _ = machine.timerFired(.retry, now: t0 + .seconds(10))
-        let epoch = try #require(machine.openingEpoch)
-        #expect(machine.transportOpened(epoch: epoch, credentials: SocketIOCredentials(), now: t0 + .seconds(10)).last == .setReading(false))
+        _ = try machine.emit("e3", [], attachments: [], policy: .buffer, now: t0)
+        #expect(machine.lastEmitMark == nil)
     }
 
     @Test func aRefusalStopsUntilReconnectNow() throws {
@@ -180,6 +182,27 @@ import Testing
         #expect(kicked.published == [.disconnected(.disconnectedByServer)])
         #expect(!machine.isRunning)
         #expect(throws: SocketIOError.notConnected) { try machine.ack(SocketIOAckToken(id: 1, epoch: 1), [], attachments: []) }
+    }
+
+    /// With `reconnectAfterServerDisconnect`, a DISCONNECT from the server is not the end: the
+    /// client connects again, the first attempt after the floor plus up to as much again (the
+    /// floor no longer than the backoff's cap).
+    @Test(arguments: [(30_000, 5_000), (1_000, 1_000)])
+    func afterTheServersDisconnectItConnectsAgainWhenAsked(capMs: Int, floorMs: Int) throws {
+        var settings = configuration(reconnect: ReconnectPolicy(baseMs: 100, capMs: capMs, factor: 2, stableAfterMs: 5000))
+        settings.reconnectAfterServerDisconnect = .seconds(5)
+        for seed in UInt64(1)...20 {
+            var machine = SocketIOClientMachine(configuration: settings, seed: seed)
+            _ = try connect(&machine, at: t0)
+            let kicked = machine.received(FakeServer.text("41"), now: t0)
+            guard case .reconnecting(let attempt, let retryIn, let error)? = kicked.published.last else {
+                Issue.record("published \(kicked.published)")
+                return
+            }
+            #expect(attempt == 1 && error == .disconnectedByServer)
+            #expect(retryIn >= .milliseconds(floorMs) && retryIn <= .milliseconds(2 * floorMs), "\(retryIn)")
+            #expect(machine.isRunning)
+        }
     }
 
     @Test func disconnectLeavesThenStopsAndReconnectNowStartsOver() throws {

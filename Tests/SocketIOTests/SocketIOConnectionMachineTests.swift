@@ -31,7 +31,7 @@ import Testing
                 .event(SocketIOEvent(name: "welcome", args: [1])),
                 .event(SocketIOEvent(name: "bin", args: [SocketIOBinary.placeholder(0)], attachments: [[7, 8]])),
             ]),
-            .event(SocketIOEvent(name: "after", args: []), size: 10),
+            .event(SocketIOEvent(name: "after", args: [], byteCount: 10)),
         ])
         #expect(connection.socketId == "sio-sid")
     }
@@ -71,8 +71,8 @@ import Testing
         _ = connection.receive(FakeServer.text(#"40{"sid":"x"}"#), now: t0)
         let header = #"452-["e",{"_placeholder":true,"num":0},{"_placeholder":true,"num":1}]"#
         let complete = connection.receive(FakeServer.text(header) + FakeServer.binary([1]) + FakeServer.binary([2, 3]), now: t0)
-        #expect(complete == [.event(SocketIOEvent(name: "e", args: [SocketIOBinary.placeholder(0), SocketIOBinary.placeholder(1)], attachments: [[1], [2, 3]]),
-                                    size: header.utf8.count - 1 + 3)])
+        #expect(complete == [.event(SocketIOEvent(name: "e", args: [SocketIOBinary.placeholder(0), SocketIOBinary.placeholder(1)], attachments: [[1], [2, 3]],
+                                                   byteCount: header.utf8.count - 1 + 3))])
         let tooMuch = connection.receive(FakeServer.text(header) + FakeServer.binary([UInt8](repeating: 0, count: 60)) + FakeServer.binary([UInt8](repeating: 0, count: 60)), now: t0)
         #expect(tooMuch.last == .ended(.payloadTooLarge(size: 120, limit: 100), abort: false))
     }

@@ -5,7 +5,7 @@ import Testing
 @testable import SocketIO
 
 /// The client against python-socketio's AsyncServer on aiohttp (Peers/sio_server.py).
-@Suite(.serialized) struct SocketIOServerTests {
+@Suite(.serialized) @LoopActor struct SocketIOServerTests {
     static func configuration(_ peer: PeerProcess, namespace: String = "/",
                               reconnect: ReconnectPolicy = ReconnectPolicy(baseMs: 100, capMs: 400)) -> SocketIOConfiguration {
         SocketIOConfiguration(url: "http://127.0.0.1:\(peer.port)", namespace: namespace, reconnect: reconnect, connectTimeout: .seconds(5))
@@ -19,10 +19,10 @@ import Testing
         let peer = try await PeerProcess.start("sio_server.py")
         defer { peer.stop() }
         let harness = ClientHarness(Self.configuration(peer)) { Self.loggedIn }
-        await harness.client.connect()
+        harness.client.connect()
         let sid = try await harness.connected()
-        #expect(await harness.client.socketId == sid)
-        #expect(await harness.client.isConnected)
+        #expect(harness.client.socketId == sid)
+        #expect(harness.client.isConnected)
         // "welcome" is emitted by the server's connect handler, before its CONNECT reply.
         let welcome = try await harness.event("welcome")
         #expect(welcome.args.first?["headers"] == ["x-tenant-id": "onlivev2", "os": "linuxstb", "authorization": "Bearer abc"])
@@ -30,7 +30,7 @@ import Testing
         _ = try await peer.line(prefix: "CONNECT \(sid) / abc")
         await harness.client.disconnect()
         _ = try await peer.line(prefix: "DISCONNECT \(sid)")
-        #expect(await harness.client.state == .disconnected(.disconnectedByClient))
+        #expect(harness.client.state == .disconnected(.disconnectedByClient))
     }
 
     @Test func refusalWithObjectDoesNotReconnectUntilAskedTo() async throws {
@@ -38,10 +38,10 @@ import Testing
         defer { peer.stop() }
         let token = Locked("bad")
         let harness = ClientHarness(Self.configuration(peer)) { SocketIOCredentials(auth: ["token": .string(token.withLock { $0 })]) }
-        await harness.client.connect()
+        harness.client.connect()
         let state = try await harness.state { if case .refused = $0 { return true } else { return false } }
         #expect(state == .refused(.connectionRefused(message: "authentication failed", data: ["code": "E401"])))
-        #expect(await !harness.client.isRunning, "a refused client does not retry by itself")
+        #expect(!harness.client.isRunning, "a refused client does not retry by itself")
         _ = try await peer.line(prefix: "REFUSED ")
         // After a new login the application asks for a new attempt.
         token.withLock { $0 = "good" }
@@ -55,20 +55,20 @@ import Testing
 
     @Test func invalidURLStopsAtOnce() async throws {
         let harness = ClientHarness(SocketIOConfiguration(url: "ftp://example.invalid"))
-        await harness.client.connect()
+        harness.client.connect()
         let state = try await harness.state { if case .disconnected = $0 { return true } else { return false } }
         #expect(state == .disconnected(.invalidURL("ftp://example.invalid")))
-        #expect(await !harness.client.isRunning)
+        #expect(!harness.client.isRunning)
     }
 
     @Test func payloadAboveTheServersMaxPayloadIsRefusedLocally() async throws {
         let peer = try await PeerProcess.start("sio_server.py")
         defer { peer.stop() }
         let harness = ClientHarness(Self.configuration(peer))
-        await harness.client.connect()
+        harness.client.connect()
         _ = try await harness.connected()
-        await #expect {
-            try await harness.client.emit("echo-event", [.string(String(repeating: "x", count: 1_100_000))])
+        #expect {
+            try harness.client.emit("echo-event", [.string(String(repeating: "x", count: 1_100_000))])
         } throws: { error in
             guard case .payloadTooLarge(_, let limit) = error as? SocketIOError else { return false }
             return limit == 1_000_000
@@ -82,7 +82,7 @@ import Testing
         let peer = try await PeerProcess.start("sio_server.py")
         defer { peer.stop() }
         let harness = ClientHarness(Self.configuration(peer, namespace: "/nope"))
-        await harness.client.connect()
+        harness.client.connect()
         let state = try await harness.state { if case .refused = $0 { return true } else { return false } }
         #expect(state == .refused(.connectionRefused(message: "Unable to connect", data: nil)))
     }
@@ -91,13 +91,13 @@ import Testing
         let peer = try await PeerProcess.start("sio_server.py")
         defer { peer.stop() }
         let harness = ClientHarness(Self.configuration(peer, namespace: "/admin")) { Self.loggedIn }
-        await harness.client.connect()
+        harness.client.connect()
         _ = try await harness.connected()
         _ = try await peer.line(prefix: "CONNECT ")
         let welcome = try await harness.event("welcome")
         #expect(welcome.args.first?["namespace"] == "/admin")
 
-        try await harness.client.emit("echo-event", ["a", 1, ["nested": true]])
+        try harness.client.emit("echo-event", ["a", 1, ["nested": true]])
         let echoed = try await harness.event("echoed")
         #expect(echoed.args == ["a", 1, ["nested": true]])
         #expect(echoed.ackToken == nil)
@@ -105,56 +105,71 @@ import Testing
         let reply = try await harness.client.emitWithAck("echo", [1, "two", nil], timeout: .seconds(5))
         #expect(reply.args == [1, "two", nil])
 
-        try await harness.client.emit("ask-client", [["q": "ping?"]])
+        try harness.client.emit("ask-client", [["q": "ping?"]])
         let question = try await harness.event("question")
         #expect(question.args == [["q": "ping?"]])
         let token = try #require(question.ackToken)
-        try await harness.client.ack(token, ["pong"])
+        try harness.client.ack(token, ["pong"])
         let answered = try await harness.event("answered")
         #expect(answered.args == [["answer": "pong"]])
         await harness.client.disconnect()
     }
 
-    @Test func consumerOnTheIOExecutor() async throws {
+    /// Events reach the handler on the loop as they are decoded; an ack or an emit made from it
+    /// goes out at once.
+    @Test func theHandlerRunsOnTheLoopAndMayEmit() async throws {
         let peer = try await PeerProcess.start("sio_server.py")
         defer { peer.stop() }
-        let client = SocketIOClient(configuration: Self.configuration(peer), credentials: { SocketIOCredentials() })
-        let received = Task(executorPreference: client.ioExecutor) { () -> [JSONValue] in
-            for await event in client.events where event.name == "echoed" {
-                // Acks and emits from this executor must work as from any other.
-                let reply = try await client.emitWithAck("echo", event.args, timeout: .seconds(5))
-                return reply.args
+        let replies = Recorder<JSONValue>()
+        var client: SocketIOClient?
+        client = SocketIOClient(configuration: Self.configuration(peer), credentials: { SocketIOCredentials() }) { update in
+            guard case .event(let event) = update, event.name == "echoed" else { return }
+            #expect(EventLoop.shared.inLoop)
+            _ = try? client?.emitWithAck("echo", event.args, timeout: .seconds(5)) { result in
+                if case .success(let reply) = result { replies.append(.array(reply.args)) }
             }
-            return []
         }
-        await client.connect()
-        try await client.emit("echo-event", ["via", "loop"])
-        let args = try await withTimeout(.seconds(10), "event on the I/O executor") { try await received.value }
-        #expect(args == ["via", "loop"])
-        await client.disconnect()
+        let connected = try #require(client)
+        connected.connect()
+        try connected.emit("echo-event", ["via", "loop"])
+        #expect(try await replies.next(timeout: .seconds(10)) { _ in true } == ["via", "loop"])
+        await connected.disconnect()
+    }
+
+    /// The heartbeat proves what reached python-socketio: its second ping after an emit proves it.
+    @Test func pingsProveWhatReachedTheServer() async throws {
+        let peer = try await PeerProcess.start("sio_server.py", ["--ping-interval", "1", "--ping-timeout", "1"])
+        defer { peer.stop() }
+        let harness = ClientHarness(Self.configuration(peer))
+        harness.client.connect()
+        _ = try await harness.connected()
+        let emitted = try #require(try harness.client.emit("echo-event", ["proved"], whenDisconnected: .fail))
+        let proof = try await harness.carried.next(timeout: .seconds(10)) { $0.covers(emitted) }
+        #expect(proof.connection == emitted.connection)
+        await harness.client.disconnect()
     }
 
     @Test func ackTimeoutAndCancellationRemoveThePendingAck() async throws {
         let peer = try await PeerProcess.start("sio_server.py")
         defer { peer.stop() }
         let harness = ClientHarness(Self.configuration(peer))
-        await harness.client.connect()
+        harness.client.connect()
         _ = try await harness.connected()
         let started = ContinuousClock.now
         await #expect(throws: SocketIOError.timeout("no ack for no-handler within 300 ms")) {
             try await harness.client.emitWithAck("no-handler", [], timeout: .milliseconds(300))
         }
         #expect(ContinuousClock.now - started < .seconds(2))
-        #expect(await harness.client.pendingAckCount == 0)
+        #expect(harness.client.pendingAckCount == 0)
 
         let client = harness.client
         let task = Task { try await client.emitWithAck("no-handler", [], timeout: .seconds(30)) }
-        while await client.pendingAckCount == 0 { await Task.yield() }
+        while client.pendingAckCount == 0 { await Task.yield() }
         task.cancel()
         await #expect(throws: CancellationError.self) {
             try await withTimeout(.seconds(2), "cancelled ack") { try await task.value }
         }
-        #expect(await harness.client.pendingAckCount == 0)
+        #expect(harness.client.pendingAckCount == 0)
         await harness.client.disconnect()
     }
 
@@ -162,11 +177,11 @@ import Testing
         let peer = try await PeerProcess.start("sio_server.py")
         defer { peer.stop() }
         let harness = ClientHarness(Self.configuration(peer))
-        await harness.client.connect()
+        harness.client.connect()
         _ = try await harness.connected()
 
         // Server → client: attachments anywhere in the arguments.
-        try await harness.client.emit("send-binary", [])
+        try harness.client.emit("send-binary", [])
         let event = try await harness.event("binary")
         let object = try #require(event.args.first)
         #expect(event.binary(try #require(object["blob"])) == Array(0...255))
@@ -186,10 +201,10 @@ import Testing
         #expect(echoed.args[1] == "x")
 
         // Server asks with binary, the client acks with binary.
-        try await harness.client.emit("ask-client-binary", [])
+        try harness.client.emit("ask-client-binary", [])
         let question = try await harness.event("question-binary")
         #expect(question.binary(question.args[0]) == [1, 2, 3])
-        try await harness.client.ack(try #require(question.ackToken), [SocketIOBinary.placeholder(0)], attachments: [[42, 43]])
+        try harness.client.ack(try #require(question.ackToken), [SocketIOBinary.placeholder(0)], attachments: [[42, 43]])
         let answered = try await harness.event("answered-binary")
         #expect(answered.binary(answered.args[0]) == [42, 43])
         await harness.client.disconnect()
@@ -199,14 +214,14 @@ import Testing
         let peer = try await PeerProcess.start("sio_server.py")
         defer { peer.stop() }
         let harness = ClientHarness(Self.configuration(peer))
-        await harness.client.connect()
+        harness.client.connect()
         _ = try await harness.connected()
-        try await harness.client.emit("kick", [])
+        try harness.client.emit("kick", [])
         let state = try await harness.state { if case .disconnected = $0 { return true } else { return false } }
         #expect(state == .disconnected(.disconnectedByServer))
-        #expect(await !harness.client.isRunning)
-        await #expect(throws: SocketIOError.notConnected) {
-            try await harness.client.ack(SocketIOAckToken(id: 1, epoch: 1), [])
+        #expect(!harness.client.isRunning)
+        #expect(throws: SocketIOError.notConnected) {
+            try harness.client.ack(SocketIOAckToken(id: 1, epoch: 1), [])
         }
     }
 
@@ -219,7 +234,7 @@ import Testing
             calls.withLock { $0 += 1 }
             return SocketIOCredentials(auth: ["token": .string(token.withLock { $0 })])
         }
-        await harness.client.connect()
+        harness.client.connect()
         let firstSid = try await harness.connected()
         _ = try await peer.line(prefix: "CONNECT \(firstSid) / first")
 
@@ -252,7 +267,7 @@ import Testing
         defer { peer.stop() }
         let token = Locked("anonymous")
         let harness = ClientHarness(Self.configuration(peer)) { SocketIOCredentials(auth: ["token": .string(token.withLock { $0 })]) }
-        await harness.client.connect()
+        harness.client.connect()
         let first = try await harness.connected()
         _ = try await peer.line(prefix: "CONNECT \(first) / anonymous")
         token.withLock { $0 = "logged-in" }
@@ -274,21 +289,21 @@ import Testing
         var config = Self.configuration(peer)
         config.emitBufferLimit = 2
         let harness = ClientHarness(config)
-        try await harness.client.emit("echo-event", ["a"])
-        try await harness.client.emit("echo-event", ["b"])
-        try await harness.client.emit("echo-event", ["c"])
-        #expect(await harness.client.droppedEmitCount == 1)
-        await #expect(throws: SocketIOError.notConnected) {
-            try await harness.client.emit("echo-event", ["d"], whenDisconnected: .fail)
+        try harness.client.emit("echo-event", ["a"])
+        try harness.client.emit("echo-event", ["b"])
+        try harness.client.emit("echo-event", ["c"])
+        #expect(harness.client.droppedEmitCount == 1)
+        #expect(throws: SocketIOError.notConnected) {
+            try harness.client.emit("echo-event", ["d"], whenDisconnected: .fail)
         }
-        await harness.client.connect()
+        harness.client.connect()
         _ = try await harness.connected()
         let first = try await harness.event("echoed")
         let second = try await harness.event("echoed")
         #expect([first.args, second.args] == [["b"], ["c"]])
         let reply = try await harness.client.emitWithAck("echo", ["after"], timeout: .seconds(5))
         #expect(reply.args == ["after"])
-        let extra = await harness.events.items.filter { $0.name == "echoed" }.count
+        let extra = harness.events.items.filter { $0.name == "echoed" }.count
         #expect(extra == 2, "the dropped and the refused emits never reach the server")
         await harness.client.disconnect()
     }
@@ -298,7 +313,7 @@ import Testing
         let peer = try await PeerProcess.start("sio_server.py", ["--ping-interval", "1", "--ping-timeout", "1"])
         defer { peer.stop() }
         let harness = ClientHarness(Self.configuration(peer))
-        await harness.client.connect()
+        harness.client.connect()
         let sid = try await harness.connected()
         // Stay through three ping cycles: a client that did not answer pings would be dropped by
         // the server 1 s after the first ping. There is no event to await: the point is that
@@ -306,8 +321,8 @@ import Testing
         try await Task.sleep(for: .seconds(3.5))
         let reply = try await harness.client.emitWithAck("echo", ["still here"], timeout: .seconds(5))
         #expect(reply.args == ["still here"])
-        #expect(await harness.client.socketId == sid)
-        let states = await harness.states.items
+        #expect(harness.client.socketId == sid)
+        let states = harness.states.items
         #expect(!states.contains { if case .reconnecting = $0 { return true } else { return false } }, "\(states)")
         let disconnects = await peer.lines().filter { $0.hasPrefix("DISCONNECT") }
         #expect(disconnects.isEmpty)

@@ -1,3 +1,4 @@
+import Runtime
 import Foundation
 import Synchronization
 @testable import SocketIO
@@ -44,8 +45,8 @@ final class PeerProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         let output = self.output
         let (lineStream, lineSink) = AsyncStream<String>.makeStream()
-        Task {
-            for await line in lineStream { await output.append(line) }
+        Task { @LoopActor in
+            for await line in lineStream { output.append(line) }
         }
         let buffer = Locked([UInt8]())
         stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
@@ -98,8 +99,10 @@ final class PeerProcess: @unchecked Sendable {
     deinit { stop() }
 }
 
-/// Collects values and lets tests wait (bounded) for the next one matching a predicate.
-actor Recorder<T: Sendable> {
+/// Collects values and lets tests wait (bounded) for the next one matching a predicate. On the
+/// loop, so that a client's handler records its updates in the order it is told them.
+@LoopActor
+final class Recorder<T: Sendable> {
     private(set) var items: [T] = []
     private var cursor = 0
     private var waiters: [Int: (predicate: @Sendable (T) -> Bool, continuation: CheckedContinuation<T, any Error>)] = [:]
@@ -124,11 +127,8 @@ actor Recorder<T: Sendable> {
         cursor = items.count
         let id = nextWaiter
         nextWaiter += 1
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            self.expire(id, timeout)
-        }
-        defer { timer.cancel() }
+        let timer = EventLoop.shared.schedule(after: timeout) { [weak self] in self?.expire(id, timeout) }
+        defer { EventLoop.shared.cancel(timer) }
         return try await withCheckedThrowingContinuation { continuation in
             waiters[id] = (predicate, continuation)
         }
@@ -140,11 +140,13 @@ actor Recorder<T: Sendable> {
     }
 }
 
-/// A client under test with its states and events recorded.
+/// A client under test with its states, events and proofs of carriage recorded.
+@LoopActor
 struct ClientHarness {
     let client: SocketIOClient
     let states = Recorder<SocketIOConnectionState>()
     let events = Recorder<SocketIOEvent>()
+    let carried = Recorder<SocketIOWriteMark>()
     /// Log lines with the moment the client logged them.
     let logs = Recorder<LogLine>()
 
@@ -153,21 +155,18 @@ struct ClientHarness {
         var text: String
     }
 
-    init(_ configuration: SocketIOConfiguration, credentials: @escaping @Sendable () async -> SocketIOCredentials = { SocketIOCredentials() }) {
-        let logs = self.logs
-        client = SocketIOClient(configuration: configuration, credentials: credentials) { level, message in
+    init(_ configuration: SocketIOConfiguration, credentials: @escaping @LoopActor () -> SocketIOCredentials = { SocketIOCredentials() }) {
+        let (logs, states, events, carried) = (self.logs, self.states, self.events, self.carried)
+        client = SocketIOClient(configuration: configuration, credentials: credentials, log: { level, message in
             let line = LogLine(time: .now, text: "\(level): \(message)")
-            Task { await logs.append(line) }
-        }
-        let states = self.states
-        let events = self.events
-        let client = self.client
-        Task {
-            for await state in client.states { await states.append(state) }
-        }
-        Task {
-            for await event in client.events { await events.append(event) }
-        }
+            EventLoop.shared.execute { logs.append(line) }
+        }, handler: { update in
+            switch update {
+            case .state(let state): states.append(state)
+            case .event(let event): events.append(event)
+            case .carried(let mark): carried.append(mark)
+            }
+        })
     }
 
     func connected(timeout: Duration = .seconds(10)) async throws -> String {
@@ -215,7 +214,7 @@ func runWsEcho(_ url: String, timeout: Duration = .seconds(20)) async throws -> 
     let exited = Recorder<Int32>()
     process.terminationHandler = { process in
         let status = process.terminationStatus
-        Task { await exited.append(status) }
+        EventLoop.shared.execute { exited.append(status) }
     }
     try process.run()
     let status = try await exited.next(timeout: timeout) { _ in true }

@@ -5,7 +5,7 @@ import Testing
 @testable import SocketIO
 
 /// TLS verification against peers using a throw-away CA made with the openssl CLI.
-@Suite(.serialized) struct TLSTests {
+@Suite(.serialized) @LoopActor struct TLSTests {
     /// A directory with a CA and a certificate for "localhost" signed by it.
     final class Certificates: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sio-tls-\(UUID().uuidString)")
@@ -45,7 +45,7 @@ import Testing
     func expectRefused(_ url: String, tls: TLSOptions, containing detail: String) async {
         do {
             let socket = try await WebSocket.connect(url: url, tls: tls, timeout: .seconds(5))
-            await socket.close()
+            socket.close()
             Issue.record("\(url) was accepted")
         } catch let error as SocketIOError {
             guard case .tlsVerificationFailed(let reason) = error else {
@@ -76,7 +76,7 @@ import Testing
             return
         }
         #expect(try JSONValue.parse(text)["host"] == .string("localhost:\(peer.port)"))
-        await socket.close()
+        socket.close()
         _ = try await peer.line(prefix: "RESULT headers 1000")
     }
 
@@ -95,10 +95,10 @@ import Testing
         let socket = try await WebSocket.connect(
             url: "wss://127.0.0.1:\(peer.port)/headers", tls: TLSOptions(insecure: true), timeout: .seconds(5)
         ) { level, message in
-            if level == .warning { Task { await warnings.append(message) } }
+            if level == .warning { EventLoop.shared.execute { warnings.append(message) } }
         }
         _ = try await withTimeout(.seconds(5), "receive") { try await socket.receive() }
-        await socket.close()
+        socket.close()
         let warning = try await warnings.next(timeout: .seconds(2)) { _ in true }
         #expect(warning.contains("insecure"), "\(warning)")
     }
@@ -120,7 +120,7 @@ import Testing
         let peer = try await PeerProcess.start("sio_server.py", certificates.serverArguments)
         defer { peer.stop() }
         let harness = ClientHarness(SocketIOConfiguration(url: "https://localhost:\(peer.port)", tls: TLSOptions(caFile: certificates.caFile)))
-        await harness.client.connect()
+        harness.client.connect()
         _ = try await harness.connected()
         let reply = try await harness.client.emitWithAck("echo", ["secure"], timeout: .seconds(5))
         #expect(reply.args == ["secure"])

@@ -3,7 +3,7 @@ import Testing
 @testable import SocketIO
 
 /// The close handshake as a peer sees it, and failing fast on invalid UTF-8 (Peers/ws_peer.py).
-@Suite(.serialized) struct WebSocketClosingTests {
+@Suite(.serialized) @LoopActor struct WebSocketClosingTests {
     /// ws-echo exits as soon as `receive()` reports the server's close: the close reply must be on
     /// the wire by then (it used to be lost now and then: Autobahn graded those cases UNCLEAN).
     @Test func wsEchoAnswersTheServersCloseBeforeItExits() async throws {

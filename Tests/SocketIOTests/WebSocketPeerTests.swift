@@ -5,7 +5,7 @@ import Testing
 @testable import SocketIO
 
 /// Frame-level behaviour against the scripted `websockets` peer (Peers/ws_peer.py).
-@Suite(.serialized) struct WebSocketPeerTests {
+@Suite(.serialized) @LoopActor struct WebSocketPeerTests {
     static func open(_ peer: PeerProcess, _ path: String, maxMessageBytes: Int = 16 << 20) async throws -> WebSocket {
         try await WebSocket.connect(
             url: "ws://127.0.0.1:\(peer.port)\(path)", headers: ["x-tenant-id": "vtvlive", "os": "linuxstb"],
@@ -16,7 +16,7 @@ import Testing
         try await withTimeout(timeout, "receive") { try await socket.receive() }
     }
 
-    static let violations: [(String, Int, Int)] = [
+    nonisolated static let violations: [(String, Int, Int)] = [
         ("/bad-utf8", 1007, 16 << 20), ("/reserved-bits", 1002, 16 << 20), ("/unknown-opcode", 1002, 16 << 20), ("/oversized", 1009, 1 << 20),
     ]
 
@@ -43,7 +43,7 @@ import Testing
         let socket = try await Self.open(peer, "/fragmented")
         #expect(try await Self.receive(socket) == .text("hello world"))
         #expect(try await Self.receive(socket) == .binary([1, 2, 3, 4, 5]))
-        await socket.close()
+        socket.close()
         let line = try await peer.line(prefix: "RESULT fragmented ")
         #expect(line == "RESULT fragmented 1000")
     }
@@ -54,7 +54,7 @@ import Testing
         let socket = try await Self.open(peer, "/ping-fragments")
         #expect(try await Self.receive(socket) == .text("one two three"))
         #expect(try await Self.receive(socket) == .text("pongs-ok"))
-        await socket.close()
+        socket.close()
         _ = try await peer.line(prefix: "RESULT ping-fragments 1000")
     }
 
@@ -70,10 +70,10 @@ import Testing
         }
         #expect(bigBytes.count == 70_000)
         #expect(mediumBytes.count == 300)
-        try await socket.send(big)
-        try await socket.send(medium)
+        try socket.send(big)
+        try socket.send(medium)
         #expect(try await Self.receive(socket) == .text("large-ok"))
-        await socket.close()
+        socket.close()
         _ = try await peer.line(prefix: "RESULT large 1000")
     }
 
@@ -89,7 +89,7 @@ import Testing
         let peer = try await PeerProcess.start("ws_peer.py")
         defer { peer.stop() }
         let socket = try await Self.open(peer, "/client-close")
-        await socket.close(code: 1001, reason: "going away")
+        socket.close(code: 1001, reason: "going away")
         await #expect(throws: SocketIOError.closedByPeer(code: 1001, reason: "going away")) { _ = try await Self.receive(socket) }
         _ = try await peer.line(prefix: "RESULT client-close 1001 going away")
     }
@@ -106,14 +106,14 @@ import Testing
         #expect(headers["x-tenant-id"] == "vtvlive")
         #expect(headers["os"] == "linuxstb")
         #expect(headers["sec-websocket-version"] == "13")
-        await socket.close()
+        socket.close()
     }
 
     @Test func blackHoledPeerIsDetectedWithinPingIntervalPlusTimeout() async throws {
         let peer = try await PeerProcess.start("ws_peer.py")
         defer { peer.stop() }
         let harness = ClientHarness(SocketIOConfiguration(url: "ws://127.0.0.1:\(peer.port)", reconnect: ReconnectPolicy(baseMs: 5000, capMs: 5000)))
-        await harness.client.connect()
+        harness.client.connect()
         _ = try await harness.connected()
         _ = try await peer.line(prefix: "RESULT blackhole-connected 40")
         let state = try await harness.state(timeout: .seconds(5)) { if case .reconnecting = $0 { return true } else { return false } }
@@ -137,7 +137,7 @@ import Testing
         let peer = try await PeerProcess.start("ws_peer.py")
         defer { peer.stop() }
         let harness = ClientHarness(SocketIOConfiguration(url: "ws://127.0.0.1:\(peer.port)", path: "/coalesced/"))
-        await harness.client.connect()
+        harness.client.connect()
         let sid = try await harness.connected()
         #expect(sid == "co-socket")
         let first = try await harness.event("first")

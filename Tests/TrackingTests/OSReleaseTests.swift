@@ -1,4 +1,5 @@
 import Foundation
+import JSONValue
 @testable import InteractiveDaemon
 import Testing
 
@@ -42,10 +43,15 @@ import Testing
         #expect(OSRelease.systemName(paths: ["/nonexistent/os-release", path]) == "Alpine Linux 3.20.1")
     }
 
-    @Test func clientContextCarriesTheProfile() {
+    @Test func clientContextCarriesTheProfile() throws {
         let context = ClientContextBase(sdkVersion: "1.0", os: "Linux", deviceClass: "settopbox",
                                         viewportWidth: 1920, viewportHeight: 1080)
-        let built = context.clientContext(["status": "success"])
+        var writer = JSONWriter()
+        writer.beginObject()
+        context.writeMembers(to: &writer)
+        writer.member("status", "success")
+        writer.endObject()
+        let built = try JSONValue.parse(writer.bytes)
         #expect(built["profile"] == "overlay.legacyIframe")
         #expect(built["transportMode"] == "legacyIframe")
         #expect(built["platform"] == "linux")

@@ -1,9 +1,11 @@
 @testable import InteractiveDaemon
 import JSONValue
+import Runtime
 import Testing
 
-/// Payload shapes and latencies, with fixed timestamps: the clock reads 10 000 ms.
-@Suite(.timeLimit(.minutes(1))) struct PayloadTests {
+/// Payload shapes and latencies, as the connection carries them, with fixed timestamps: the
+/// clock reads 10 000 ms.
+@Suite @LoopActor struct PayloadTests {
     private let base: [String: JSONValue] = [
         "profile": "overlay.legacyIframe", "transportMode": "legacyIframe", "sdkVersion": "9.9.9",
         "platform": "linux", "os": "Debian GNU/Linux 12", "deviceClass": "settopbox",
@@ -14,19 +16,17 @@ import Testing
         .object(base.merging(stage) { _, new in new })
     }
 
-    private func payloads(_ harness: TrackingHarness) async throws -> [JSONValue] {
-        try await harness.storedAcks().map(\.payload)
-    }
-
-    private func receive(_ service: TrackingService, emitTimestamp: Int64? = 9_000) async {
-        await service.received(trackingId: "t1", timelineId: "tl1", overlayType: "minigame",
-                               emitTimestamp: emitTimestamp, receivedAt: 9_500)
+    /// What a connected tracker emits for the events `body` records.
+    private func payloads(_ body: (Tracker) -> Void) async throws -> [JSONValue] {
+        let transport = FakeTransport(.ack)
+        try await TrackingHarness().withTracker { tracker in
+            tracker.setTransport(transport)
+            body(tracker)
+        }
+        return transport.emitted
     }
 
     @Test func received() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await receive(service)
         let expected: JSONValue = [
             "trackingId": "t1", "event": "overlay", "stage": "received", "deviceId": "device-1",
             "clientContext": context([
@@ -34,14 +34,11 @@ import Testing
                 "timeline": ["received": 9_500, "ackSent": 10_000],
             ]),
         ]
-        #expect(try await payloads(harness) == [expected])
+        #expect(try await payloads { $0.receive("t1", timelineId: "tl1") } == [expected])
     }
 
     @Test func receivedWithoutEmitTimestamp() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await receive(service, emitTimestamp: nil)
-        let received = try #require(try await payloads(harness).first)
+        let received = try #require(try await payloads { $0.receive("t1", emitTimestamp: nil) }.first)
         #expect(received.context["emitTimestamp"] == .null)
         #expect(received.context["receiveLatencyMs"] == .null)
     }
@@ -49,19 +46,16 @@ import Testing
     /// A timestamp the subtraction cannot hold (the store or an older parser could carry one)
     /// gives a null latency instead of trapping.
     @Test func receiveLatencyThatOverflowsIsNull() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await receive(service, emitTimestamp: Int64.min)
-        let received = try #require(try await payloads(harness).first)
+        let received = try #require(try await payloads { $0.receive("t1", emitTimestamp: Int64.min) }.first)
         #expect(received.context["receiveLatencyMs"] == .null)
     }
 
     @Test func renderedSuccess() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await receive(service)
-        await service.attached(trackingId: "t1", at: 9_600)
-        await service.loaded(trackingId: "t1", at: 9_900)
+        let all = try await payloads { tracker in
+            tracker.receive("t1")
+            tracker.record(.attached(trackingId: "t1", at: 9_600))
+            tracker.record(.loaded(trackingId: "t1", at: 9_900))
+        }
         let expected: JSONValue = [
             "trackingId": "t1", "event": "overlay", "stage": "rendered", "deviceId": "device-1",
             "clientContext": context([
@@ -72,15 +66,15 @@ import Testing
                 "custom": ["cancelReason": nil],
             ]),
         ]
-        #expect(try await payloads(harness).last == expected)
+        #expect(all.last == expected)
     }
 
     @Test func renderedCancelledMatchesTheBackendExample() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await receive(service)
-        await service.attached(trackingId: "t1", at: 9_600)
-        await service.cancelled(trackingId: "t1", reason: "replaced_by_new_overlay")
+        let all = try await payloads { tracker in
+            tracker.receive("t1")
+            tracker.record(.attached(trackingId: "t1", at: 9_600))
+            tracker.record(.cancelled(trackingId: "t1", reason: "replaced_by_new_overlay"))
+        }
         let expected: JSONValue = [
             "trackingId": "t1", "event": "overlay", "stage": "rendered", "deviceId": "device-1",
             "clientContext": context([
@@ -91,61 +85,81 @@ import Testing
                 "custom": ["cancelReason": "replaced_by_new_overlay"],
             ]),
         ]
-        #expect(try await payloads(harness).last == expected)
+        #expect(all.last == expected)
     }
 
     /// Seed 001: `rendered` carries the overlay's `duration` (seconds), also after a restart.
     @Test func renderedCarriesTheOverlaysDuration() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await service.received(trackingId: "t1", timelineId: "tl1", overlayType: "minigame", emitTimestamp: 9_000,
-                               durationSec: 30, receivedAt: 9_500)
-        await service.loaded(trackingId: "t1", at: 9_900)
-        #expect(try await payloads(harness).last?.context["duration"] == 30)
+        #expect(try await payloads { $0.receive("t1", durationSec: 30, loadedAt: 9_900) }.last?.context["duration"] == 30)
 
-        await service.received(trackingId: "t2", timelineId: "tl2", overlayType: "minigame", emitTimestamp: 9_000,
-                               durationSec: 45, receivedAt: 9_500)
-        await harness.settled()
-        let reopened = try harness.reopened()
-        await reopened.service().recoverAfterRestart()
-        let closed = try #require(try await reopened.storedAcks().last { $0.trackingId == "t2" && $0.stage == .rendered })
-        #expect(closed.payload.context["duration"] == 45)
+        let before = try TrackingHarness()
+        try await before.withTracker { tracker in
+            tracker.receive("t2", durationSec: 45)
+            await tracker.flushStore()
+        }
+        let after = try before.reopened()
+        let transport = FakeTransport(.ack)
+        try await after.withTracker { tracker in
+            await tracker.recoverAfterRestart()
+            await tracker.writer.idle()
+            tracker.setTransport(transport)
+        }
+        let closed = try #require(transport.emitted.last { $0.trackingId == "t2" && $0.stage == "rendered" })
+        #expect(closed.context["duration"] == 45)
+        #expect(closed.context["custom"]?["cancelReason"] == "daemon_restart")
     }
 
-    /// `ackLatencyMs` runs to the moment the ack is sent, not to the moment it was queued.
-    @Test func ackLatencyIsStampedWhenTheAckIsSent() {
-        let queued = PendingAck(trackingId: "t1", stage: .rendered, payload: PendingAck.payload(
-            trackingId: "t1", stage: .rendered, deviceId: "d",
-            clientContext: ["ackLatencyMs": 100, "timeline": ["loadComplete": 9_900, "ackSent": 10_000]]), created: 10_000)
-        let sent = queued.payload(sentAt: 12_500)
+    /// `ackLatencyMs` runs to the moment the ack is sent, not to the moment it was queued: the
+    /// two members are patched in the text written when the stage was decided.
+    @Test func ackLatencyIsStampedWhenTheAckIsSent() throws {
+        var stamps = AckStamps()
+        let text = PendingAck.payload(trackingId: "t1", stage: .rendered, deviceId: "d", stamps: &stamps) { writer, stamps in
+            stamps.writeLatency(from: 9_900, ackSent: 10_000, to: &writer)
+            writer.key("timeline")
+            writer.beginObject()
+            writer.member("loadComplete", 9_900)
+            stamps.writeAckSent(10_000, to: &writer)
+            writer.endObject()
+        }
+        let queued = PendingAck(trackingId: "t1", stage: .rendered, payload: text, stamps: stamps, created: 10_000)
+        let sent = try JSONValue.parse(queued.payload(sentAt: 12_500))
         #expect(sent.context["ackLatencyMs"] == 2_600)
         #expect(sent.context["timeline"] == ["loadComplete": 9_900, "ackSent": 12_500])
         #expect(sent["stage"] == "rendered")
-        // The stored payload is unchanged: each send stamps its own moment.
-        #expect(queued.payload.context["ackLatencyMs"] == 100)
-        #expect(queued.payload(sentAt: Int64.min).context["ackLatencyMs"] == .null)
+        // The queued text is unchanged: each send stamps its own moment.
+        #expect(try JSONValue.parse(queued.payload).context["ackLatencyMs"] == 100)
+        #expect(queued.payload(sentAt: 10_000) == text)
+        #expect(try JSONValue.parse(queued.payload(sentAt: Int64.min)).context["ackLatencyMs"] == JSONValue.null)
+    }
+
+    /// An ack read back from the store has no stamps: it is parsed and written again.
+    @Test func anAckReadBackFromTheStoreIsStampedToo() throws {
+        let stored = PendingAck(trackingId: "t1", stage: .received, payload: [
+            "trackingId": "t1", "stage": "received",
+            "clientContext": ["ackLatencyMs": 100, "timeline": ["received": 9_900, "ackSent": 10_000]]], created: 10_000)
+        let sent = try JSONValue.parse(stored.payload(sentAt: 12_500))
+        #expect(sent.context["ackLatencyMs"] == 2_600)
+        #expect(sent.context["timeline"] == ["received": 9_900, "ackSent": 12_500])
     }
 
     @Test func anAckSentLaterSaysHowLongItWaited() async throws {
         let harness = try TrackingHarness()
-        let clock = ManualClock(10_000)
-        let service = harness.service(clock: { clock.now })
-        await receive(service)
-        await harness.settled()
-        clock.now = 13_000
         let transport = FakeTransport()
-        await service.setTransport(transport)
-        let emitted = await transport.waitForEmits(1)
-        #expect(emitted.first?.context["ackLatencyMs"] == 3_500)
-        #expect(emitted.first?.context["timeline"]?["ackSent"] == 13_000)
+        try await harness.withTracker { tracker in
+            tracker.receive("t1")
+            harness.clock.now = 13_000
+            tracker.setTransport(transport)
+        }
+        #expect(transport.emitted.first?.context["ackLatencyMs"] == 3_500)
+        #expect(transport.emitted.first?.context["timeline"]?["ackSent"] == 13_000)
     }
 
     @Test func renderedFailed() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await receive(service)
-        await service.failed(trackingId: "t1", reason: "HTTP 404", at: 9_800)
-        let rendered = try #require(try await payloads(harness).last).context
+        let all = try await payloads { tracker in
+            tracker.receive("t1")
+            tracker.record(.failed(trackingId: "t1", reason: "HTTP 404", at: 9_800))
+        }
+        let rendered = try #require(all.last).context
         #expect(rendered["status"] == "failed")
         #expect(rendered["failureReason"] == "load_error")
         #expect(rendered["failureStep"] == "render")
@@ -156,14 +170,13 @@ import Testing
     }
 
     @Test func answerStagesAfterLoad() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await receive(service)
-        await service.attached(trackingId: "t1", at: 9_600)
-        await service.loaded(trackingId: "t1", at: 9_700)
-        await service.answerAttempted(trackingId: "t1", at: 9_950)
-        await service.answerFailed(trackingId: "t1", reason: "api_EX400", step: "api", at: 9_990)
-        let all = try await payloads(harness)
+        let all = try await payloads { tracker in
+            tracker.receive("t1", timelineId: "tl1")
+            tracker.record(.attached(trackingId: "t1", at: 9_600))
+            tracker.record(.loaded(trackingId: "t1", at: 9_700))
+            tracker.record(.answerAttempted(trackingId: "t1", at: 9_950))
+            tracker.record(.answerFailed(trackingId: "t1", reason: "api_EX400", step: "api", at: 9_990))
+        }
         #expect(all.compactMap(\.stage) == ["received", "rendered", "answer", "answer-failed"])
         let expectedAnswer: JSONValue = [
             "trackingId": "t1", "event": "overlay", "stage": "answer", "deviceId": "device-1",
@@ -175,6 +188,7 @@ import Testing
                              "readyReceived": nil, "action": 9_950, "ackSent": 10_000],
             ]),
         ]
+        try #require(all.count == 4)
         #expect(all[2] == expectedAnswer)
         let failed = all[3].context
         #expect(failed["actionResult"] == "failure")
@@ -185,15 +199,15 @@ import Testing
     }
 
     @Test func actionLatencyFallsBackToRenderStartThenReceive() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await service.received(trackingId: "a", timelineId: "tlA", overlayType: "lucky", emitTimestamp: nil, receivedAt: 9_000)
-        await service.attached(trackingId: "a", at: 9_200)
-        await service.answerSucceeded(trackingId: "a", at: 9_700)
-        await service.received(trackingId: "b", timelineId: "tlB", overlayType: "predict", emitTimestamp: nil, receivedAt: 9_000)
-        await service.answerAttempted(trackingId: "b", at: 9_700)
-        let answers = try await payloads(harness).filter { $0.stage?.hasPrefix("answer") == true }
-        #expect(answers.count == 2)
+        let all = try await payloads { tracker in
+            tracker.receive("a", timelineId: "tlA", overlayType: "lucky", emitTimestamp: nil, receivedAt: 9_000)
+            tracker.record(.attached(trackingId: "a", at: 9_200))
+            tracker.record(.answerSucceeded(trackingId: "a", at: 9_700))
+            tracker.receive("b", timelineId: "tlB", overlayType: "predict", emitTimestamp: nil, receivedAt: 9_000)
+            tracker.record(.answerAttempted(trackingId: "b", at: 9_700))
+        }
+        let answers = all.filter { $0.stage?.hasPrefix("answer") == true }
+        try #require(answers.count == 2)
         #expect(answers[0].context["actionResult"] == "success")
         #expect(answers[0].context["actionLatencyMs"] == 500)
         #expect(answers[0].context["occurrenceId"] == "tlA")
@@ -204,12 +218,11 @@ import Testing
     }
 
     @Test func viewportAndDeviceClassUpdatesApplyToLaterAcks() async throws {
-        let harness = try TrackingHarness()
-        let service = harness.service()
-        await service.updateViewport(width: 1280, height: 720)
-        await service.updateDeviceClass("kiosk")
-        await receive(service)
-        let received = try #require(try await payloads(harness).first).context
+        let received = try #require(try await payloads { tracker in
+            tracker.updateViewport(width: 1280, height: 720)
+            tracker.updateDeviceClass("kiosk")
+            tracker.receive("t1")
+        }.first).context
         #expect(received["viewportWidth"] == 1280)
         #expect(received["viewportHeight"] == 720)
         #expect(received["deviceClass"] == "kiosk")

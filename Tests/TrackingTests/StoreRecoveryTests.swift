@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import InteractiveDaemon
 import JSONValue
+import Runtime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -89,22 +90,6 @@ import Glibc
         #expect(await store.health == StoreHealth(path: store.path, persistent: true))
     }
 
-    /// Root reads any file, so "unreadable" is made here by what no program can read as a
-    /// database: a directory, or a FIFO (which would block a reader forever).
-    @Test(arguments: ["directory", "fifo"])
-    func anUnreadableStoreIsMovedAside(_ kind: String) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path + "/interactived.sqlite"
-        if kind == "directory" {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        } else {
-            #expect(mkfifo(path, 0o600) == 0)
-        }
-        let store = try Store(directory: directory.path, log: log)
-        try await expectMovedAside(store, in: directory.path)
-        #expect(try files(in: directory.path).contains { $0.hasPrefix("interactived.sqlite.corrupt-") })
-    }
-
     @Test func aStateDirectoryThatIsAFileIsNamedPlainly() throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/state"
@@ -147,58 +132,53 @@ import Glibc
         #expect(try await store.setting("k") == "v")
     }
 
-    @Test(.enabled(if: SmallFilesystem.available), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: SmallFilesystem.available), .timeLimit(.minutes(1))) @LoopActor
     func acksTheFullDiskRefusedAreStoredOnceSpaceReturns() async throws {
         let filesystem = try SmallFilesystem(sizeKiB: 512)
         let harness = try TrackingHarness(directory: filesystem.directory)
         let changes = HealthLog()
-        let recoveries = CountWaiters()
-        await harness.store.observeHealth { health in
-            changes.append(health)
-            if health.problem == nil { recoveries.add(1) }
-        }
-        let service = harness.service()
-        await service.received(trackingId: "t0", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil, receivedAt: 9_000)
-        await harness.settled()
-        /// Fills the disk, then the overlays `numbers` arrive: the store refuses their writes.
-        func refusedOverlays(_ numbers: ClosedRange<Int>) async throws {
-            try filesystem.fill()
-            for number in numbers {
-                await service.received(trackingId: "t\(number)", timelineId: "tl", overlayType: "minigame", emitTimestamp: nil,
-                                       receivedAt: 9_000)
+        await harness.store.observeHealth { health in changes.append(health) }
+        try await harness.withTracker { tracker in
+            tracker.receive("t0", emitTimestamp: nil)
+            await harness.storeDelayPassed(tracker)
+            /// Fills the disk, then the overlays `numbers` arrive (offline): the store refuses
+            /// their writes once the delay passed.
+            @LoopActor func refusedOverlays(_ numbers: ClosedRange<Int>) async throws {
+                try filesystem.fill()
+                for number in numbers { tracker.receive("t\(number)", emitTimestamp: nil) }
+                await harness.storeDelayPassed(tracker)
+                #expect(await harness.store.health.problem == .full)
             }
-            await harness.settled()
-            #expect(await harness.store.health.problem == .full)
+
+            try await refusedOverlays(1...20)
+            #expect(changes.all.last?.problem == .full)
+            #expect(changes.all.last?.statusNote?.contains("full") == true)
+            let refused = try #require(await harness.status()?["unstoredWrites"]?.intValue)
+            #expect(refused > 0)
+
+            // Space returns; a graceful stop (flushStore) stores what was refused.
+            try filesystem.emptyFiller()
+            await tracker.flushStore()
+            #expect(try await harness.store.pendingAcks().count == 21)
+            #expect(await harness.store.health.problem == nil)
+            #expect(changes.all.last?.problem == nil)
+            #expect(await harness.status()?["unstoredWrites"] == 0)
+            // And a restart would deliver them: they are in the file.
+            #expect(try await harness.reopened().store.pendingAcks().count == 21)
+
+            // Refused again; without a stop, the store is tried again 5 s after the refusal.
+            try await refusedOverlays(21...40)
+            let refusal = harness.timers.now
+            #expect(harness.timers.deadlines == [refusal + TrackingBook.storeRetryInterval], "one retry timer")
+            try filesystem.emptyFiller()
+            harness.timers.advance(by: TrackingBook.storeRetryInterval - .milliseconds(1))
+            await tracker.writer.idle()
+            #expect(try await harness.store.pendingAcks().count == 21)
+            harness.timers.advance(by: .milliseconds(1))
+            await tracker.writer.idle()
+            #expect(try await harness.store.pendingAcks().count == 41)
+            #expect(await harness.status()?["unstoredWrites"] == 0)
         }
-
-        try await refusedOverlays(1...20)
-        #expect(changes.all.last?.problem == .full)
-        #expect(changes.all.last?.statusNote?.contains("full") == true)
-        let refused = try #require(await harness.status()?["unstoredWrites"]?.intValue)
-        #expect(refused > 0)
-
-        // Space returns; a graceful stop (flushStore) stores what was refused.
-        try filesystem.emptyFiller()
-        await service.flushStore()
-        #expect(try await harness.store.pendingAcks().count == 21)
-        #expect(await harness.store.health.problem == nil)
-        #expect(changes.all.last?.problem == nil)
-        #expect(await harness.status()?["unstoredWrites"] == 0)
-        // And a restart would deliver them: they are in the file.
-        #expect(try await harness.reopened().store.pendingAcks().count == 21)
-
-        // Refused again; without a stop, the retry timer armed at the first refusal stores them
-        // once space returns, 5 s after that refusal.
-        try await refusedOverlays(21...40)
-        await harness.clock.sleeps(count: 1)
-        #expect(harness.clock.deadlines == [harness.clock.start + .seconds(5)], "one retry timer")
-        try filesystem.emptyFiller()
-        await harness.clock.advance(by: .milliseconds(4_999))
-        #expect(try await harness.store.pendingAcks().count == 21)
-        await harness.clock.advance(by: .milliseconds(1))
-        await recoveries.wait(until: 2)
-        #expect(try await harness.store.pendingAcks().count == 41)
-        #expect(await harness.status()?["unstoredWrites"] == 0)
     }
 }
 

@@ -1,7 +1,11 @@
 import Foundation
 @testable import InteractiveDaemon
 import JSONValue
+import Runtime
+import RuntimeTesting
+import SocketIO
 import Synchronization
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,189 +28,132 @@ final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A store in a temporary state directory, a bus, and services built on them, whose timers run
-/// on `clock`.
-struct TrackingHarness {
+/// A millisecond wall clock a test sets by hand.
+final class ManualClock: Sendable {
+    private let value: Mutex<Int64>
+
+    init(_ start: Int64) { value = Mutex(start) }
+
+    var now: Int64 {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
+/// A store in a temporary state directory, a bus, and trackers on them whose timers run on
+/// `timers` and whose wall clock reads `clock` (10 000 ms unless the test moves it).
+@LoopActor
+final class TrackingHarness {
     static let now: Int64 = 10_000
+    static let storeDelay = Duration.milliseconds(50)
     let directory: TemporaryDirectory
     let store: Store
-    let clock = TestClock()
+    let timers = ManualScheduler()
+    let clock = ManualClock(TrackingHarness.now)
     let bus = EventBus(bootId: "test")
     let log = Logger(target: .stderr, minimumPriority: .warning)
-    /// The services made here: their queued store writes are awaited before the store is read.
-    private let services = ServiceList()
 
     init(directory: TemporaryDirectory? = nil) throws {
         self.directory = try directory ?? TemporaryDirectory()
         store = try Store(directory: self.directory.path, log: log)
     }
 
-    /// The same state directory opened again, as after a restart.
+    /// The same state directory opened again, as after a restart (kill -9 included).
     func reopened() throws -> TrackingHarness { try TrackingHarness(directory: directory) }
 
-    func service(renderTimeout: Duration = .seconds(5), ackTimeout: Duration = .seconds(10),
-                 clock: @escaping @Sendable () -> Int64 = { TrackingHarness.now }) -> TrackingService {
-        let service = TrackingService(store: store, bus: bus, log: log, deviceId: "device-1",
-                                      context: ClientContextBase(sdkVersion: "9.9.9", os: "Debian GNU/Linux 12"),
-                                      renderTimeout: renderTimeout, ackTimeout: ackTimeout, clock: clock, timers: self.clock)
-        services.add(service)
-        return service
+    /// Runs `body` with a tracker on this harness, running (`run()`) as the daemon's managers run
+    /// it, until `body` returns.
+    func withTracker(renderTimeout: Duration = .seconds(5), _ body: @LoopActor (Tracker) async throws -> Void) async throws {
+        let clock = self.clock
+        let tracker = Tracker(store: store, bus: bus, log: log, deviceId: "device-1",
+                              context: ClientContextBase(sdkVersion: "9.9.9", os: "Debian GNU/Linux 12"),
+                              renderTimeout: renderTimeout, storeDelay: Self.storeDelay, clock: { clock.now }, timers: timers)
+        let run: @LoopActor @Sendable () async -> Void = { await tracker.run() }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask(operation: run)
+            // A throw cancels the group too.
+            try await body(tracker)
+            group.cancelAll()
+        }
     }
 
-    /// Waits until every store write queued so far by the services made here is done.
-    func settled() async {
-        for service in services.all { await service.flushStore() }
+    /// Lets the store's delay pass, and waits until the writes it made due are done.
+    func storeDelayPassed(_ tracker: Tracker) async {
+        timers.advance(by: Self.storeDelay)
+        await tracker.writer.idle()
     }
 
-    /// Waits until `service` delivered every ack it holds, or is offline (`drain`: its limit, on
-    /// `clock`, passes only when the test advances it; the suite's time limit bounds the wait).
-    func delivered(by service: TrackingService) async {
-        await service.drain(within: .seconds(3600))
+    /// Returns once a timer is set for `deadline`: a task the test started reached its wait.
+    func timerSet(at deadline: ContinuousClock.Instant) async {
+        while !timers.deadlines.contains(deadline) { await Task.yield() }
     }
 
+    /// The tracking section of the status board, as published.
     func status() async -> JSONValue? {
-        await settled()
-        return await bus.snapshot()["tracking"]
+        await Task.yield()
+        return bus.snapshot()["tracking"]
     }
 
-    func storedAcks() async throws -> [PendingAck] {
-        await settled()
-        return try await store.pendingAcks()
+    /// The acks in the store (none, and the test fails, when it cannot be read).
+    func storedAcks() async -> [PendingAck] {
+        do { return try await store.pendingAcks() } catch {
+            Issue.record(error)
+            return []
+        }
     }
 
-    func storedSessions() async throws -> [String] {
-        await settled()
-        return try await store.trackingSessions().map(\.trackingId)
-    }
-}
-
-/// The services a harness made, each running (`run()`) until the harness goes.
-final class ServiceList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var services: [TrackingService] = []
-    private var running: [Task<Void, Never>] = []
-
-    func add(_ service: TrackingService) {
-        // Unstructured: the service runs as long as the harness that the test holds, as the
-        // daemon's service group runs it; the harness's end cancels it.
-        let task = Task { await service.run() }
-        lock.lock()
-        services.append(service)
-        running.append(task)
-        lock.unlock()
-    }
-
-    deinit {
-        for task in running { task.cancel() }
-    }
-
-    var all: [TrackingService] {
-        lock.lock()
-        defer { lock.unlock() }
-        return services
+    /// The sessions with a row in the store.
+    func storedSessions() async -> [String] {
+        do { return try await store.trackingSessions().map(\.trackingId) } catch {
+            Issue.record(error)
+            return []
+        }
     }
 }
 
-/// An `AckTransport` that records every emit and answers as told.
-actor FakeTransport: AckTransport {
-    enum Behaviour: Sendable {
-        /// The server acks at once.
+/// An `AckTransport` that records every emit and acknowledges as told.
+@LoopActor
+final class FakeTransport: AckTransport {
+    enum Behaviour {
+        /// The server acknowledges each ack at once.
         case ack
-        /// The server never acks: `notAcked` after the timeout, on this clock.
-        case silent(TestClock)
-        /// `notConnected` at once.
+        /// The server acknowledges nothing until the test calls `acknowledgeAll()`.
+        case silent
+        /// `notConnected`: the connection went down.
         case offline
-        /// The emit waits until `drop()`, then `notConnected`.
-        case hold
     }
 
     private let behaviour: Behaviour
     private(set) var emitted: [JSONValue] = []
-    private(set) var timeouts: [Duration] = []
-    private var held: [CheckedContinuation<AckDelivery, Never>] = []
-    private nonisolated let emits = CountWaiters()
-    private nonisolated let returns = CountWaiters()
+    private var unacknowledged: [@LoopActor () -> Void] = []
+    /// The write mark of each emit, numbered from 1.
+    private var sequence = 0
+    let connection: Int
 
-    init(_ behaviour: Behaviour = .ack) { self.behaviour = behaviour }
+    init(_ behaviour: Behaviour = .ack, connection: Int = 1) {
+        self.behaviour = behaviour
+        self.connection = connection
+    }
 
-    func emitAck(_ payload: JSONValue, timeout: Duration) async -> AckDelivery {
-        emitted.append(payload)
-        timeouts.append(timeout)
-        emits.add(1)
-        defer { returns.add(1) }
+    func emitAck(_ payload: [UInt8], acknowledged: @escaping @LoopActor () -> Void) -> AckSend {
+        guard behaviour != .offline else { return .notConnected }
+        do { emitted.append(try JSONValue.parse(payload)) } catch { Issue.record("an ack's payload is not JSON: \(error)") }
+        sequence += 1
         switch behaviour {
-        case .ack:
-            return .acked
-        case .offline:
-            return .notConnected
-        case .silent(let clock):
-            await clock.sleep(for: timeout) {}
-            return .notAcked
-        case .hold:
-            return await withCheckedContinuation { held.append($0) }
+        case .ack: acknowledged()
+        case .silent, .offline: unacknowledged.append(acknowledged)
         }
+        return .written(mark)
     }
 
-    /// The connection drops: held emits end with `notConnected`.
-    func drop() {
-        for continuation in held { continuation.resume(returning: .notConnected) }
-        held.removeAll()
-    }
+    /// The mark of the last emit.
+    var mark: SocketIOWriteMark { SocketIOWriteMark(connection: connection, sequence: sequence) }
 
-    /// Returns once `count` emits returned their outcome (or the test's time limit cancelled the wait).
-    func waitForReturns(_ count: Int) async {
-        await returns.wait(until: count)
-    }
-
-    /// The emits so far, once there are `count` of them (or the test's time limit cancelled the wait).
-    func waitForEmits(_ count: Int) async -> [JSONValue] {
-        await emits.wait(until: count)
-        return emitted
-    }
-}
-
-/// A count that tasks wait on: each until the count reaches its target, or until its task is
-/// cancelled (a suite's time limit cancels a test that waits too long, and the wait then ends).
-final class CountWaiters: Sendable {
-    private struct State {
-        var count = 0
-        var nextId = 0
-        var waiting: [Int: (target: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    /// Adds `amount` to the count, resuming those waiting for what it reached.
-    func add(_ amount: Int) {
-        let reached = state.withLock { state in
-            state.count += amount
-            let reached = state.waiting.filter { $0.value.target <= state.count }
-            for id in reached.keys { state.waiting[id] = nil }
-            return reached.values.map(\.continuation)
-        }
-        for continuation in reached { continuation.resume() }
-    }
-
-    /// Returns once the count is at least `target`, or the task is cancelled.
-    func wait(until target: Int) async {
-        let id = state.withLock { state in
-            state.nextId += 1
-            return state.nextId
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                // Checked under the lock, so that a cancellation either comes before (and is
-                // seen here) or finds the waiter registered.
-                let ready = state.withLock { state in
-                    guard state.count < target, !Task.isCancelled else { return true }
-                    state.waiting[id] = (target, continuation)
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
-        }
+    /// The server acknowledges what it received, oldest first.
+    func acknowledgeAll() {
+        let waiting = unacknowledged
+        unacknowledged = []
+        for acknowledged in waiting { acknowledged() }
     }
 }
 
@@ -221,15 +168,12 @@ extension Array where Element == JSONValue {
     func stages(of trackingId: String) -> [String] { filter { $0.trackingId == trackingId }.compactMap(\.stage) }
 }
 
-/// A millisecond clock a test sets by hand.
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int64
-
-    init(_ start: Int64) { value = start }
-
-    var now: Int64 {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
+extension Tracker {
+    /// Records that `trackingId` arrived (and, with `loadedAt`, rendered).
+    func receive(_ trackingId: String, timelineId: String? = nil, overlayType: String = "minigame", emitTimestamp: Int64? = 9_000,
+                 durationSec: Int = 0, receivedAt: Int64 = 9_500, loadedAt: Int64? = nil) {
+        record(.received(trackingId: trackingId, timelineId: timelineId ?? "tl-\(trackingId)", overlayType: overlayType,
+                         emitTimestamp: emitTimestamp, durationSec: durationSec, receivedAt: receivedAt))
+        if let loadedAt { record(.loaded(trackingId: trackingId, at: loadedAt)) }
     }
 }

@@ -9,6 +9,9 @@
 //   await client.close();
 
 import net from 'node:net';
+import { VoiceRoom } from './voice.js';
+
+export { VOICE_EVENTS, VoiceRoom } from './voice.js';
 
 /** The protocol version this client speaks (`daemon.hello`). */
 export const PROTOCOL_VERSION = 1;
@@ -139,6 +142,40 @@ export class Client {
     if (bootId !== undefined) params.bootId = bootId;
     stream._subscribed(this.call('events.subscribe', params), bootId);
     return stream;
+  }
+
+  /**
+   * voice.join: joins the voice room `room` (leaving another one), with `muted`, the room's
+   * `pin` (a secret: the daemon never logs it), the `display` name the others see (default the
+   * viewer's) and `timeoutMs` (the daemon's wait). Resolves with a VoiceRoom: `joined` with
+   * `selfId` and `participants`, or `connecting` after `timeoutMs`. Refusals reject with a
+   * DaemonError: `interactive.BackendRefused` (wrong pin, full room), `BackendUnreachable`,
+   * `VoiceUnavailable` (`data.reason`), `NotConfigured` (no `voiceUrl`), `NoRoom`.
+   */
+  async voiceJoin(room, { muted = false, pin, display, timeoutMs } = {}, options = {}) {
+    const params = { room, muted };
+    if (display !== undefined) params.display = display;
+    if (pin !== undefined) params.pin = pin;
+    if (timeoutMs !== undefined) params.timeoutMs = timeoutMs;
+    const result = await this.call('voice.join', params, options);
+    const joined = VoiceRoom.fromStatus(result);
+    if (!joined) throw new DaemonError({ code: -32603, message: 'voice.join answered what is not a voice room' });
+    return joined;
+  }
+
+  /** voice.leave: `{room, state: 'left'}`. */
+  voiceLeave(options = {}) {
+    return this.call('voice.leave', undefined, options);
+  }
+
+  /** voice.mute: `{room, muted}` (VoiceRoom's `applyMute` takes it). */
+  voiceMute(muted, options = {}) {
+    return this.call('voice.mute', { muted }, options);
+  }
+
+  /** daemon.status's `voice` as a VoiceRoom (every participant), or null. */
+  async voiceStatus(options = {}) {
+    return VoiceRoom.fromStatus((await this.call('daemon.status', undefined, options))?.voice);
   }
 
   /** Closes the connection: pending calls reject, the event stream ends. */

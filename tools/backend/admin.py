@@ -102,6 +102,7 @@ class AdminApi:
                 "records": {name: len(log) for name, log in state.logs.items()},
                 "lastSeq": state.sequence.last,
                 "restInFlight": state.rest_in_flight,
+                "restArrived": state.rest_arrived,
             }
         )
 

@@ -32,14 +32,38 @@ class Faults:
     #: Whether emit-ack and join-room get their Socket.IO ack.
     ackEmitAck: bool = True
     ackJoinRoom: bool = True
+    #: Delay before join-room's ack (the room is entered at once).
+    joinAckDelayMs: int = 0
+    #: Delay before the GET /api/interactive-status reply only (after restDelayMs).
+    statusDelayMs: int = 0
     #: ``data.number`` of a successful /api/actions reply.
     luckyNumber: int = 7
     #: Delay before every POST /v1/play reply (the request is counted and recorded at once).
     playDelayMs: int = 0
     #: How POST /v1/play misanswers: None (it does not), "garbage" (200 with an HTML page),
     #: "badDate" (``current.expiresAt`` not ISO 8601), "noOutcome" (a refusal without
-    #: ``outcome``), "unknownOutcome" (``{"ok":false,"outcome":"exploded"}``).
+    #: ``outcome``), "unknownOutcome" (``{"ok":false,"outcome":"exploded"}``), or one of the
+    #: hostile ticket values of ``PLAY_REPLIES`` (docs/backend.md).
     playReply: str | None = None
+    #: How many ``next`` entries an ok play reply carries (None: the film's own ``next``).
+    playNextCount: int | None = None
+    #: Whether every /api/* and POST /v1/play request, once handled (recorded, counted), gets
+    #: its connection closed without a byte of reply (a server that dies under a request).
+    closeWithoutReply: bool = False
+    #: None, or how every /api/* and POST /v1/play request, once handled, is answered on the
+    #: raw connection: "continueFlood" (``100 Continue`` without end), "chunkedEndless" (a
+    #: chunked JSON body that never ends), "closeDelimitedEndless" (a JSON body without a length
+    #: that never ends); each until the client closes (or 64 MiB were sent).
+    restFraming: str | None = None
+    #: Bytes of padding (``"_pad":[0,0,…]``, many small entries) added to every JSON reply of
+    #: /api/* and POST /v1/play.
+    restPadBytes: int = 0
+    #: The HTTP status of a refusal in the answer shape (``actionsReply`` set to a code, and
+    #: ``vipReply``).
+    refusalStatus: int = 200
+    #: None, or the code of a refusal ``{"success":false,"code":…}`` that
+    #: GET /api/public/vip-status answers (with ``refusalStatus``).
+    vipReply: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The knobs as the admin API shows them (``refuseConnections`` false when off)."""
@@ -47,6 +71,8 @@ class Faults:
         data["refuseConnections"] = self.refuseConnections or False
         data["restFail"] = self.restFail or False
         data["playReply"] = self.playReply or False
+        data["restFraming"] = self.restFraming or False
+        data["vipReply"] = self.vipReply or False
         return data
 
     def apply(self, settings: Mapping[str, Any]) -> None:
@@ -123,16 +149,38 @@ def _rest_fail(value: Any) -> int | str | None:
     return _int("restFail", value, 0, 400, 599)
 
 
-#: The values of the ``playReply`` knob besides null/false.
-PLAY_REPLIES = ("garbage", "badDate", "noOutcome", "unknownOutcome")
+#: The values of the ``playReply`` knob besides null/false: misanswers, then hostile ticket
+#: values (a 4 MiB ``vid``; control characters in ``vid`` and ``playAuthToken``; a
+#: ``javascript:`` subtitle URL; a ``current`` ticket expired an hour ago; ``expiresAt`` at
+#: 9999-12-31T23:59:59-23:59, past what RFC 3339 can write in UTC).
+PLAY_REPLIES = ("garbage", "badDate", "noOutcome", "unknownOutcome",
+                "longVid", "controlChars", "scriptSubtitles", "expired", "farFuture")
+
+#: The values of the ``restFraming`` knob besides null/false.
+REST_FRAMINGS = ("continueFlood", "chunkedEndless", "closeDelimitedEndless")
 
 
-def _play_reply(value: Any) -> str | None:
+def _one_of(name: str, value: Any, choices: tuple[str, ...]) -> str | None:
+    """None for null/false, else one of ``choices``."""
     if value is None or value is False:
         return None
-    if value in PLAY_REPLIES:
+    if value in choices:
         return value
-    raise ValueError(f"playReply: false or one of {', '.join(PLAY_REPLIES)}")
+    raise ValueError(f"{name}: false or one of {', '.join(choices)}")
+
+
+def _code(name: str, value: Any) -> str | None:
+    if value is None or value is False:
+        return None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise ValueError(f"{name}: false, null or a non-empty code string")
+
+
+def _optional_int(name: str, value: Any, low: int, high: int) -> int | None:
+    if value is None:
+        return None
+    return _int(name, value, 0, low, high)
 
 
 def _drop(value: Any) -> str | None:
@@ -157,9 +205,17 @@ def parse_fault_request(body: Any) -> FaultRequest:
         "actionsReply": normalize_actions_reply,
         "ackEmitAck": lambda v: _bool("ackEmitAck", v, defaults.ackEmitAck),
         "ackJoinRoom": lambda v: _bool("ackJoinRoom", v, defaults.ackJoinRoom),
+        "joinAckDelayMs": lambda v: _int("joinAckDelayMs", v, 0, 0, 600_000),
+        "statusDelayMs": lambda v: _int("statusDelayMs", v, 0, 0, 600_000),
         "luckyNumber": lambda v: _int("luckyNumber", v, defaults.luckyNumber, -(2**31), 2**31 - 1),
         "playDelayMs": lambda v: _int("playDelayMs", v, 0, 0, 600_000),
-        "playReply": _play_reply,
+        "playReply": lambda v: _one_of("playReply", v, PLAY_REPLIES),
+        "playNextCount": lambda v: _optional_int("playNextCount", v, 0, 200_000),
+        "closeWithoutReply": lambda v: _bool("closeWithoutReply", v, defaults.closeWithoutReply),
+        "restFraming": lambda v: _one_of("restFraming", v, REST_FRAMINGS),
+        "restPadBytes": lambda v: _int("restPadBytes", v, 0, 0, 64 << 20),
+        "refusalStatus": lambda v: _int("refusalStatus", v, defaults.refusalStatus, 200, 599),
+        "vipReply": lambda v: _code("vipReply", v),
     }
     request = FaultRequest()
     for name, value in body.items():

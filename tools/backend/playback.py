@@ -5,7 +5,8 @@ from, and a stand-in for the upstream video platform that checks the tickets it 
 (``film_id``, ``episode_no``, ``union_info``, ``drm_kek``); every request is counted per
 episode and recorded in ``play-requests`` before anything else. The reply is camelCase:
 ``{"ok":true,"current":ticket,"next":[{"episodeNo","ticket"}]}`` or
-``{"ok":false,"outcome":...}``. The ``playDelayMs`` and ``playReply`` fault knobs apply here.
+``{"ok":false,"outcome":...}``. The ``playDelayMs``, ``playReply`` and ``playNextCount`` fault
+knobs apply here (and the REST middleware's ``closeWithoutReply``, ``restFraming``, ``restPadBytes``).
 ``GET /v1/stream/{vid}?token=`` answers 200 while a ticket issued for ``vid`` is valid and 403
 once it expired (its lifetime ran out, or ``expireTickets`` was posted): the reference web player
 asks it, as a real player's SDK would find out from the video platform.
@@ -21,10 +22,25 @@ from typing import Any
 
 from aiohttp import web
 
-from .playback_state import PLACEHOLDERS
+from .playback_state import PLACEHOLDERS, iso_time
 from .state import BackendState, bearer_token
 
 log = logging.getLogger("backend.playback")
+
+
+def hostile_ticket(ticket: dict[str, Any], mode: str | None) -> None:
+    """Makes ``ticket`` what a ``playReply`` hostile-value mode says (nothing for others)."""
+    if mode == "longVid":
+        ticket["vid"] = "v" * (4 << 20)
+    elif mode == "controlChars":
+        ticket["vid"] += "\x1b[2J"
+        ticket["playAuthToken"] += "\r\nX-Injected: 1"
+    elif mode == "scriptSubtitles":
+        ticket["subtitles"] = [{"lang": "vi", "url": "javascript:alert(1)"}]
+    elif mode == "expired":
+        ticket["expiresAt"] = iso_time(time.time() - 3600, True)
+    elif mode == "farFuture":
+        ticket["expiresAt"] = "9999-12-31T23:59:59-23:59"
 
 
 def _device_problem(name: str, value: Any) -> str | None:
@@ -81,6 +97,8 @@ class PlaybackApi:
             reply.pop("outcome", None)
         if faults.playReply == "unknownOutcome":
             reply = {"ok": False, "outcome": "exploded"}
+        if reply.get("ok"):
+            hostile_ticket(reply["current"], faults.playReply)
         return web.json_response(reply, status=status)
 
     def _answer(self, request: web.Request, body: Mapping[str, Any]) -> tuple[int, dict[str, Any], str | None, list[str]]:
@@ -114,6 +132,12 @@ class PlaybackApi:
             return 200, {"ok": False, "outcome": "notReady"}, user.userId, []
         form = playback.date_form
         current = playback.issue(film_id, episode_no, state.base_url, fractional=form != "plain")
+        count = state.faults.playNextCount
+        if count is not None:
+            # As many entries as asked, sharing one ticket (the point is the reply's size).
+            shared = playback.issue(film_id, episode_no + 1, state.base_url, fractional=form == "fractional") if count else None
+            upcoming = [{"episodeNo": episode_no + 1 + offset, "ticket": shared} for offset in range(count)]
+            return 200, {"ok": True, "current": current, "next": upcoming}, user.userId, []
         last = min(film["episodes"], episode_no + film["next"])
         upcoming = [{"episodeNo": number,
                      "ticket": playback.issue(film_id, number, state.base_url, fractional=form == "fractional")}

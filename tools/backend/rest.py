@@ -2,8 +2,9 @@
 
 ``/api/*`` needs ``X-TENANT-ID`` (else 400) and, when an ``Authorization`` header is sent, a
 known ``Bearer`` token (else 401); calls that act for a viewer need a token (else 401). The
-``restDelayMs``/``restFail``/``actionsReply`` knobs apply here. Every request outside
-``/_admin/`` and ``/socket.io/`` is written to the ``rest-log``.
+``restDelayMs``/``restFail``/``actionsReply``/``vipReply``/``refusalStatus``/``closeWithoutReply``/
+``restFraming``/``restPadBytes`` knobs apply here. Every request outside ``/_admin/`` and
+``/socket.io/`` is written to the ``rest-log``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 ADMIN_PREFIX = "/_admin/"
 _UNLOGGED_PREFIXES = (ADMIN_PREFIX, "/socket.io/")
 _USER_KEY = web.RequestKey("viewer", User)
+_SENT_KEY = web.RequestKey("sent", int)
+#: The most a ``restFraming`` reply sends before it gives up on the client closing.
+HOSTILE_LIMIT = 64 << 20
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -46,6 +50,46 @@ def html_page(status: int, title: str, body: str = "") -> web.Response:
         f"</head><body><h1>{html.escape(title)}</h1>{body}</body></html>\n"
     )
     return web.Response(status=status, text=text, content_type="text/html")
+
+
+def padded(response: web.Response, pad_bytes: int) -> web.Response:
+    """``response`` with ``"_pad":[0,0,…]`` (about ``pad_bytes`` bytes of small entries) added
+    to its JSON object; any other body is left as it is."""
+    body = response.body
+    if response.content_type != "application/json" or not isinstance(body, bytes) or not body.rstrip().endswith(b"}"):
+        return response
+    entries = max(1, pad_bytes // 2)
+    pad = b'"_pad":[' + b"0," * (entries - 1) + b"0]"
+    text = body.rstrip()[:-1]
+    joined = text + (b"," if text.rstrip() != b"{" else b"") + pad + b"}"
+    return web.Response(status=response.status, body=joined, content_type="application/json")
+
+
+async def hostile_reply(request: web.Request, mode: str) -> int:
+    """Answers on the raw connection as ``restFraming`` says, until the client closes it (or
+    ``HOSTILE_LIMIT`` bytes went); returns the bytes handed to the connection, then closes it."""
+    transport = request.transport
+    if transport is None:
+        return 0
+    if mode == "continueFlood":
+        head, piece = b"", b"HTTP/1.1 100 Continue\r\n\r\n" * 64
+    elif mode == "chunkedEndless":
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n9\r\n{\"_pad\":[\r\n"
+        piece = b"800\r\n" + b"0," * 1024 + b"\r\n"
+    else:
+        head = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"_pad":['
+        piece = b"0," * 1024
+    sent = len(head)
+    transport.write(head)
+    while not transport.is_closing() and sent < HOSTILE_LIMIT:
+        if transport.get_write_buffer_size() > 256 * 1024:
+            await asyncio.sleep(0.001)
+            continue
+        transport.write(piece)
+        sent += len(piece)
+        await asyncio.sleep(0)
+    transport.close()
+    return sent
 
 
 class RestApi:
@@ -74,12 +118,23 @@ class RestApi:
         api = request.path.startswith("/api/")
         if api:
             self._state.rest_in_flight += 1
+            self._state.rest_arrived += 1
         try:
             if api:
                 response = await self._api(request, handler)
             else:
                 response = await handler(request)
             status = response.status
+            faults = self._state.faults
+            if api or request.path == "/v1/play":
+                if faults.closeWithoutReply:
+                    status = 0
+                    request.transport.close()  # handled, never answered
+                elif faults.restFraming:
+                    status = 0
+                    request[_SENT_KEY] = await hostile_reply(request, faults.restFraming)
+                elif faults.restPadBytes and isinstance(response, web.Response):
+                    response = padded(response, faults.restPadBytes)
             return response
         except web.HTTPException as exc:
             status = exc.status
@@ -113,17 +168,18 @@ class RestApi:
 
     def _log_request(self, request: web.Request, status: int) -> None:
         user = request.get(_USER_KEY)
-        self._state.log("rest-log").append(
-            {
-                "method": request.method,
-                "path": request.path,
-                "query": request.query_string,
-                "tenant": request.headers.get("X-TENANT-ID"),
-                "bearer": "Authorization" in request.headers,
-                "userId": user.userId if user else None,
-                "status": status,
-            }
-        )
+        entry = {
+            "method": request.method,
+            "path": request.path,
+            "query": request.query_string,
+            "tenant": request.headers.get("X-TENANT-ID"),
+            "bearer": "Authorization" in request.headers,
+            "userId": user.userId if user else None,
+            "status": status,
+        }
+        if _SENT_KEY in request:
+            entry["sent"] = request[_SENT_KEY]
+        self._state.log("rest-log").append(entry)
 
     # -- /api -------------------------------------------------------------------------------
 
@@ -201,7 +257,7 @@ class RestApi:
         status = actions_reply_status(mode)
         if status is not None:
             return html_page(status, f"{status} (actionsReply fault)")
-        return json_error(200, mode, f"refused: {mode}")
+        return json_error(self._state.faults.refusalStatus, mode, f"refused: {mode}")
 
     async def vip_status(self, request: web.Request) -> web.Response:
         """GET /api/public/vip-status?mediaId=: the viewer's ``{"vip", "bet"}``."""
@@ -210,6 +266,9 @@ class RestApi:
             return json_error(401, "UNAUTHORIZED", "login required")
         if not request.query.get("mediaId"):
             return json_error(400, "EX400", "the mediaId query parameter is required")
+        faults = self._state.faults
+        if faults.vipReply:
+            return json_error(faults.refusalStatus, faults.vipReply, f"refused: {faults.vipReply}")
         return web.json_response({"vip": user.vip, "bet": user.bet})
 
     async def interactive_status(self, request: web.Request) -> web.Response:
@@ -218,7 +277,10 @@ class RestApi:
         if user is None:
             return json_error(401, "UNAUTHORIZED", "login required")
         media_id = request.match_info["mediaId"]
-        return web.json_response({"answered": self._state.answered.get(user.userId, media_id)})
+        answered = self._state.answered.get(user.userId, media_id)
+        if self._state.faults.statusDelayMs:
+            await asyncio.sleep(self._state.faults.statusDelayMs / 1000)
+        return web.json_response({"answered": answered})
 
     async def vod_scenario(self, request: web.Request) -> web.Response:
         """GET /api/ctc/scenario/v2/vod/{mediaId}/{os}: the media's VOD scenario, or 404."""

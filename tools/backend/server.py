@@ -112,7 +112,9 @@ class Backend:
         emitter = Emitter(self.sio, self.state)
         self.timelines = RoomTimelines(scenario.rooms, emitter, lambda: self.state.base_url)
         rest = RestApi(self.state)
-        self.app = web.Application(middlewares=[refusal_middleware(self.state), rest.middleware])
+        # Request bodies up to 64 MiB: a test may store a VOD scenario of several megabytes.
+        self.app = web.Application(middlewares=[refusal_middleware(self.state), rest.middleware],
+                                   client_max_size=64 << 20)
         self.sio.attach(self.app, socketio_path="socket.io")
         SocketHandlers(self.sio, self.state, self.timelines).register()
         rest.register(self.app)

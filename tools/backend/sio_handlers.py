@@ -6,6 +6,7 @@ shape: what is missing or odd is listed in the record's ``problems`` so tests ca
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -160,6 +161,8 @@ class SocketHandlers:
                 self._timelines.room_occupied(room)
         acked = self._state.faults.ackJoinRoom
         self._record_room_event("join-room", sid, payload, problems, acked=acked)
+        if acked and self._state.faults.joinAckDelayMs:
+            await asyncio.sleep(self._state.faults.joinAckDelayMs / 1000)
         return reply if acked else self._sio.not_handled
 
     async def leave_room(self, sid: str, *args: Any) -> None:

@@ -304,8 +304,10 @@ class BackendState:
         self.faults = Faults()
         self.playback = Playback()
         self.base_url = ""
-        # Requests to /api/ being served now (a restDelayMs wait included): GET /_admin/state.
+        # Requests to /api/ being served now (a restDelayMs wait included), and every one that
+        # arrived since the last record reset: GET /_admin/state.
         self.rest_in_flight = 0
+        self.rest_arrived = 0
         self.restore_users()
         self.restore_scenarios()
 
@@ -330,3 +332,4 @@ class BackendState:
         for log in self.logs.values():
             log.clear()
         self.answered.clear()
+        self.rest_arrived = 0

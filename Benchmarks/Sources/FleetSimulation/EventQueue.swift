@@ -9,8 +9,6 @@ struct FleetEvent {
         case attemptFailed
         /// An attempt succeeded: the namespace is connected.
         case connected
-        /// The server acknowledged the `emit-ack` in flight on one of the device's lanes.
-        case ackAcknowledged
     }
 
     /// Milliseconds since the backend went away.
@@ -19,8 +17,6 @@ struct FleetEvent {
     let sequence: UInt64
     let device: Int32
     let kind: Kind
-    /// For `.ackAcknowledged`: the index of the tracking session whose lane it is.
-    let session: UInt16
 }
 
 /// The simulation's event queue: a binary min-heap on (time, sequence).
@@ -34,10 +30,9 @@ struct EventQueue {
         heap.reserveCapacity(capacity)
     }
 
-    mutating func schedule(_ kind: FleetEvent.Kind, device: Int, at time: Int64, session: Int = 0) {
+    mutating func schedule(_ kind: FleetEvent.Kind, device: Int, at time: Int64) {
         scheduled += 1
-        heap.append(FleetEvent(time: time, sequence: scheduled, device: Int32(truncatingIfNeeded: device), kind: kind,
-                               session: UInt16(truncatingIfNeeded: session)))
+        heap.append(FleetEvent(time: time, sequence: scheduled, device: Int32(truncatingIfNeeded: device), kind: kind))
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2

@@ -34,8 +34,6 @@ public struct FleetScenario: Sendable {
     /// when the connection dropped), spread over `sessionsPerDevice` tracking sessions.
     public var acksPerDevice = 4
     public var sessionsPerDevice = 1
-    /// From an `emit-ack`'s emit to the server's ack.
-    public var ackRoundTripMs: Int64 = 100
     public var seed: UInt64 = 1
 
     public init() {}
@@ -55,7 +53,7 @@ public struct FleetScenario: Sendable {
             return "a session holds at most \(Self.sessionStages.count) acks: use more sessions per device"
         }
         if let limit = acceptPerSecond, limit < 1 { return "the accept capacity must be at least 1 per second" }
-        if failedAttemptMs < 0 || handshakeMs < 0 || ackRoundTripMs < 0 { return "durations must not be negative" }
+        if failedAttemptMs < 0 || handshakeMs < 0 { return "durations must not be negative" }
         if case .heartbeat(let interval, let timeout) = notice, interval < 1 || timeout < 0 {
             return "pingInterval must be positive and pingTimeout not negative"
         }

@@ -3,14 +3,13 @@ import SocketIO
 
 /// A fleet of devices losing the backend and getting it back, on a simulated clock, each device
 /// deciding with the daemon's own code: `ReconnectBackoff` (the Socket.IO client's schedule, fed
-/// a seeded generator) decides when it retries, and `AckOutbox` (TrackingService's queue and
-/// lane limit) decides which `emit-ack`s go out after the reconnect.
+/// a seeded generator) decides when it retries, and `AckOutbox` (the tracker's queue) decides
+/// which `emit-ack`s go out after the reconnect.
 ///
 /// The loops around them are restated here, event by event: `SocketIOClientMachine` (`retryOrStop`, `connected`)
 /// (a lost connection or a failed attempt → `nextDelay` → the next attempt; a connection →
-/// `connected(at:)`), and `TrackingService.setTransport`/`runLane` (a connection resets the
-/// lanes and claims up to `AckOutbox.maxLanes`; each lane sends its session's next ack when the
-/// previous one was acknowledged).
+/// `connected(at:)`), and `TrackingBook.connectionChanged` (a lost connection makes every ack
+/// in flight sendable again; a connection sends every sendable ack at once, in order).
 public struct FleetSimulation {
     public let scenario: FleetScenario
     private var random: SeededGenerator
@@ -32,10 +31,12 @@ public struct FleetSimulation {
         backoff.connected(at: SimulatedInstant(milliseconds: -3_600_000))
         backoffs = Array(repeating: backoff, count: scenario.devices)
         var outbox = AckOutbox()
-        outbox.prependStored((0..<scenario.acksPerDevice).map { index in
+        _ = outbox.prependStored((0..<scenario.acksPerDevice).map { index in
             let stage = FleetScenario.sessionStages[index / scenario.sessionsPerDevice]
             return PendingAck(trackingId: trackingIds[index % scenario.sessionsPerDevice], stage: stage, payload: .null, created: 0)
         })
+        // The connection was lost with them in flight.
+        outbox.connectionLost()
         outboxes = Array(repeating: outbox, count: scenario.devices)
         connectionTimes.reserveCapacity(scenario.devices)
     }
@@ -86,13 +87,10 @@ public struct FleetSimulation {
             backoffs[device].connected(at: SimulatedInstant(milliseconds: now))
             connectionTimes.append(now)
             timeline.countConnection(at: now)
-            // TrackingService.setTransport: lanes of the old connection are forgotten, new ones start.
-            outboxes[device].resetLanes()
-            startLanes(device, at: now)
-        case .ackAcknowledged:
-            let trackingId = trackingIds[Int(event.session)]
-            if let ack = outboxes[device].next(for: trackingId) { _ = outboxes[device].remove(ack) }
-            sendNextAck(device, trackingId: trackingId, session: Int(event.session), at: now)
+            // TrackingBook.connectionChanged(up: true): every sendable ack goes at once. The
+            // server acknowledges each one (the outbox then forgets it): none goes twice.
+            for _ in outboxes[device].sendable { timeline.countAckSent(at: now) }
+            outboxes[device] = AckOutbox()
         }
     }
 
@@ -100,25 +98,5 @@ public struct FleetSimulation {
     private mutating func scheduleRetry(_ device: Int, after now: Int64) {
         let delay = backoffs[device].nextDelay(using: &random)
         queue.schedule(.attempt, device: device, at: now + SimulatedInstant.wholeMilliseconds(delay))
-    }
-
-    /// `TrackingService.startLanes`.
-    private mutating func startLanes(_ device: Int, at now: Int64) {
-        for trackingId in outboxes[device].claimLanes(upTo: AckOutbox.maxLanes) {
-            guard let session = trackingIds.firstIndex(of: trackingId) else { continue }
-            sendNextAck(device, trackingId: trackingId, session: session, at: now)
-        }
-    }
-
-    /// One step of `TrackingService.runLane`: the session's next ack goes out, or the lane ends
-    /// and its slot goes to another session.
-    private mutating func sendNextAck(_ device: Int, trackingId: String, session: Int, at now: Int64) {
-        guard outboxes[device].next(for: trackingId) != nil else {
-            outboxes[device].endLane(trackingId)
-            startLanes(device, at: now)
-            return
-        }
-        timeline.countAckSent(at: now)
-        queue.schedule(.ackAcknowledged, device: device, at: now + scenario.ackRoundTripMs, session: session)
     }
 }

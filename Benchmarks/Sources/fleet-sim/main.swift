@@ -8,10 +8,10 @@ import Glibc
 let usage = """
     usage: fleet-sim [--devices N] [--outage-seconds S] [--seed N] [--notice heartbeat|reset]
                      [--accept-per-second N] [--acks-per-device N] [--sessions-per-device N]
-                     [--ack-rtt-ms N] [--failed-attempt-ms N] [--handshake-ms N]
+                     [--failed-attempt-ms N] [--handshake-ms N]
                      [--base-ms N] [--cap-ms N] [--factor X] [--csv PATH]
     Defaults: 100000 devices, 300 s, seed 1, heartbeat (pingInterval 25 s, pingTimeout 20 s), no
-    accept limit, 4 acks in 1 session, ack round trip 100 ms, failed attempt 100 ms, handshake
+    accept limit, 4 acks in 1 session, failed attempt 100 ms, handshake
     250 ms, the daemon's default reconnect policy.
     """
 
@@ -49,7 +49,6 @@ while let option = arguments.popFirst() {
     case "--accept-per-second": scenario.acceptPerSecond = integer()
     case "--acks-per-device": scenario.acksPerDevice = integer()
     case "--sessions-per-device": scenario.sessionsPerDevice = integer()
-    case "--ack-rtt-ms": scenario.ackRoundTripMs = Int64(integer())
     case "--failed-attempt-ms": scenario.failedAttemptMs = Int64(integer())
     case "--handshake-ms": scenario.handshakeMs = Int64(integer())
     case "--base-ms": baseMs = integer()
@@ -101,8 +100,7 @@ print("""
       first \(capSeconds) s (one cap): peak-to-mean \(ratio(run.peakToMean(attempts, seconds: capSeconds)))
       rejected over the accept limit: \(run.timeline.rejected.reduce(0, +))
       99 % connected after \(seconds(run.secondsUntilConnected(fraction: 0.99))), all after \(seconds(run.secondsUntilConnected(fraction: 1)))
-    emit-ack resent after the return (\(scenario.acksPerDevice) per device in \(scenario.sessionsPerDevice) session(s), \
-    ack round trip \(scenario.ackRoundTripMs) ms):
+    emit-ack resent after the return (\(scenario.acksPerDevice) per device in \(scenario.sessionsPerDevice) session(s)):
       max \(run.timeline.acksSent.max() ?? 0)/s, total \(run.timeline.acksSent.reduce(0, +)), \
     peak-to-mean over the first minute \(ratio(run.peakToMean(run.timeline.acksSent, seconds: 60))), \
     last sent in second \(run.secondsUntilLastAck) after the return

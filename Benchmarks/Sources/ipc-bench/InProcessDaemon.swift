@@ -3,6 +3,7 @@ import Foundation
 import IPCProtocol
 @testable import InteractiveDaemon
 import JSONValue
+import Runtime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +11,8 @@ import Glibc
 /// The daemon's real IPC stack (UnixListener, IPCServer, ClientConnection, OutboundQueue,
 /// RequestRouter, EventBus), assembled as `Daemon.main` does, on a temporary socket and a
 /// temporary store, with no backend connection. Only the producer differs: the benchmark calls
-/// `EventBus.publish` directly, as the daemon's actors do.
+/// `EventBus.publish` directly, as the daemon's managers do.
+@LoopActor
 struct InProcessDaemon {
     let bus: EventBus
     let listener: UnixListener
@@ -26,20 +28,20 @@ struct InProcessDaemon {
         var layers = ConfigLayers(defaults: ConfigLayers.defaults(stateDirectory: stateDirectory))
         layers.runtime = await ConfigStore.storedRuntimeLayer(store: store, log: log)
         let bus = EventBus(bootId: DeviceIdentity.randomHex(bytes: 16))
-        let config = await ConfigStore(layers: layers, filePath: stateDirectory + "/absent-config.json", store: store,
+        let config = ConfigStore(layers: layers, filePath: stateDirectory + "/absent-config.json", store: store,
                                        bus: bus, log: log)
-        let settings = await config.settings
-        let managers = await DaemonManagers.assemble(store: store, bus: bus, config: config, deviceId: "ipc-bench", log: log)
+        let settings = config.settings
+        let managers = DaemonManagers.assemble(store: store, bus: bus, config: config, deviceId: "ipc-bench", log: log)
         let (tracking, overlays, predict, playback, rooms) =
             (managers.tracking, managers.overlays, managers.predict, managers.playback, managers.rooms)
         let roles = RolePolicy(daemonUID: geteuid(), privilegedGroup: settings.privilegedGroup)
         let listener = try UnixListener.bind(path: socketPath)
         let reloader = ConfigReloader(config: config, bus: bus, notifier: ServiceNotifier())
         let router = RequestRouter(bus: bus, config: config, reloader: reloader, rooms: rooms, overlays: overlays, playback: playback,
-                                   tracking: tracking.feed, version: interactivedVersion, log: log)
+                                   voice: managers.voice, version: interactivedVersion, log: log)
         let server = IPCServer(listener: listener, router: router, roles: roles, maxClients: settings.maxClients,
                                subscriberQueueLimit: daemonQueueLimit, log: log)
-        let serving = Task {
+        let serving = Task { @LoopActor in
             await withDiscardingTaskGroup { group in
                 group.addTask { await server.run() }
                 group.addTask { await tracking.run() }
@@ -51,7 +53,7 @@ struct InProcessDaemon {
         return InProcessDaemon(bus: bus, listener: listener, serving: serving, queueLimit: daemonQueueLimit)
     }
 
-    func publish(_ type: String, _ data: JSONValue) async { await bus.publish(type, data) }
+    func publish(_ type: String, _ data: JSONValue) { bus.publish(type, data) }
 
     /// Stops accepting, closes every connection and removes the socket (bounded by the caller).
     func stop() async {

@@ -16,7 +16,7 @@ let usage = """
                           [--depth D] [--seconds S] [--rounds 3] [--warmup S] [--method daemon.status]; or --probe PATH
       fixed-reply-server  baseline peer for rpc: --socket PATH [--reply-bytes N] [--max-seconds S]
       ready               exec → READY=1 and idle RSS: --daemon PATH --dir DIR [--runs 25] [--idle-seconds 2]
-      subscribe           end-to-end subscriber: --socket PATH (commands on stdin: report TAG, quit)
+      subscribe           end-to-end subscriber: --socket PATH [--scan 1] (commands on stdin: report TAG, expect TAG N, quit)
     """
 
 func runCommand() async -> Int32 {

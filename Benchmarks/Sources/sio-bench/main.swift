@@ -1,15 +1,15 @@
 // sio-bench: throughput, latency and memory of SocketIOClient against Benchmarks/sender.py.
 //
 //   sio-bench --url ws://127.0.0.1:PORT [--count 50000] [--rate 500] [--seconds 10] [--size 1024]
-//             [--cooperative-pool]
 //
-// The consuming task prefers the client's I/O executor unless --cooperative-pool is given.
+// The events are consumed in the client's handler, on the event loop, as the daemon does.
 //
 // Phase 1 asks the sender for `count` events as fast as it can and reports events received and
 // decoded per second. Phase 2 asks for `rate` events per second for `seconds`, each stamped with
 // its send time, and reports the latency percentiles. Then the resident set size. One JSON line.
 import Glibc
 import JSONValue
+import Runtime
 import SocketIO
 
 func option(_ name: String, _ fallback: String) -> String {
@@ -53,54 +53,89 @@ let rate = Int(option("--rate", "500")) ?? 500
 let seconds = Double(option("--seconds", "10")) ?? 10
 let size = Int(option("--size", "1024")) ?? 1024
 
-/// Runs both phases off the main actor and returns the report.
-func runBenchmark(client: SocketIOClient, count: Int, rate: Int, seconds: Double, size: Int) async throws -> JSONValue {
-    await client.connect()
-    for await state in client.states {
-        if case .connected = state { break }
-        if case .disconnected(let error) = state { fail("cannot connect: \(error)") }
-        if case .refused(let error) = state { fail("refused: \(error)") }
+/// The benchmark's side of the client: counts the burst's ticks and the rate phase's latencies
+/// in the client's handler, and wakes `runBenchmark` when a phase ends.
+@LoopActor
+final class Consumer {
+    enum Phase { case connecting, burst, rate, finished }
+    var phase = Phase.connecting
+    var received = 0
+    var last = ContinuousClock.now
+    var latencies: [Double] = []
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func handle(_ update: SocketIOClientUpdate) {
+        switch update {
+        case .state(let state):
+            guard phase == .connecting else { return }
+            switch state {
+            case .connected: endPhase()
+            case .disconnected(let error): fail("cannot connect: \(error)")
+            case .refused(let error): fail("refused: \(error)")
+            default: break
+            }
+        case .event(let event):
+            switch phase {
+            case .burst where event.name == "tick":
+                guard event.args.first?["i"]?.intValue == received else { fail("tick out of order") }
+                received += 1
+                last = ContinuousClock.now
+            case .rate where event.name == "tick":
+                if let sent = event.args.first?["t"]?.doubleValue { latencies.append(wallClockMs() - sent) }
+            case .burst, .rate:
+                if event.name == "done" { endPhase() }
+            case .connecting, .finished:
+                break
+            }
+        case .carried:
+            break
+        }
     }
 
-    var events = client.events.makeAsyncIterator()
+    /// Waits for the current phase to end (the handler runs on the loop only once this suspends).
+    func phaseEnded() async {
+        await withCheckedContinuation { waiter = $0 }
+    }
+
+    private func endPhase() {
+        waiter?.resume()
+        waiter = nil
+    }
+}
+
+/// Runs both phases on the loop and returns the report.
+@LoopActor
+func runBenchmark(consumer: Consumer, client: SocketIOClient, count: Int, rate: Int, seconds: Double, size: Int) async throws -> JSONValue {
+    client.connect()
+    await consumer.phaseEnded()
     let connectedRSS = memory().rss
 
     // Phase 1: throughput.
     let start = ContinuousClock.now
-    try await client.emit("start", [["mode": "burst", "count": .number(Double(count)), "size": .number(Double(size))]])
-    var received = 0
-    var last = start
-    while let event = await events.next() {
-        if event.name == "tick" {
-            guard event.args.first?["i"]?.intValue == received else { fail("tick out of order") }
-            received += 1
-            last = ContinuousClock.now
-        } else if event.name == "done" {
-            break
-        }
-    }
-    let elapsed = last - start
+    consumer.phase = .burst
+    try client.emit("start", [["mode": "burst", "count": .number(Double(count)), "size": .number(Double(size))]])
+    await consumer.phaseEnded()
+    let received = consumer.received
+    let elapsed = consumer.last - start
     let burstSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let throughput = Double(received) / burstSeconds
 
     // Phase 2: latency at a fixed rate.
-    try await client.emit("start", [["mode": "rate", "rate": .number(Double(rate)), "seconds": .number(seconds), "size": .number(Double(size))]])
-    var latencies: [Double] = []
-    latencies.reserveCapacity(Int(Double(rate) * seconds))
-    while let event = await events.next() {
-        if event.name == "tick", let sent = event.args.first?["t"]?.doubleValue {
-            latencies.append(wallClockMs() - sent)
-        } else if event.name == "done" {
-            break
-        }
-    }
+    consumer.phase = .rate
+    consumer.latencies.reserveCapacity(Int(Double(rate) * seconds))
+    try client.emit("start", [["mode": "rate", "rate": .number(Double(rate)), "seconds": .number(seconds), "size": .number(Double(size))]])
+    await consumer.phaseEnded()
+    consumer.phase = .finished
+    var latencies = consumer.latencies
     latencies.sort()
     let (rss, peak) = memory()
     await client.disconnect()
     let sorted = latencies
+    /// Nearest rank, as ipc-bench's `percentile` and Benchmarks/benchlib/stats.py.
     func percentile(_ p: Double) -> Double {
         guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+        let rank = Int((Double(sorted.count) * p).rounded(.up)) - 1
+        return sorted[min(sorted.count - 1, max(0, rank))]
     }
     func rounded(_ value: Double) -> JSONValue { .number((value * 1000).rounded() / 1000) }
     return [
@@ -116,25 +151,17 @@ func runBenchmark(client: SocketIOClient, count: Int, rate: Int, seconds: Double
     ]
 }
 
-// By default the consuming task prefers the client's I/O executor, as a Socket.IO consumer in an
-// event loop does; --cooperative-pool keeps it on Swift's default executor (one more thread hop).
-let onIOThread = !CommandLine.arguments.contains("--cooperative-pool")
-let client = SocketIOClient(configuration: SocketIOConfiguration(url: url, reconnect: ReconnectPolicy(enabled: false)),
-                            credentials: { SocketIOCredentials() })
-do {
-    var report: JSONValue
-    if onIOThread {
-        report = try await Task(executorPreference: client.ioExecutor) {
-            try await runBenchmark(client: client, count: count, rate: rate, seconds: seconds, size: size)
-        }.value
-    } else {
-        report = try await runBenchmark(client: client, count: count, rate: rate, seconds: seconds, size: size)
+let report = await Task { @LoopActor () -> Result<JSONValue, any Error> in
+    let consumer = Consumer()
+    let client = SocketIOClient(configuration: SocketIOConfiguration(url: url, reconnect: ReconnectPolicy(enabled: false)),
+                                credentials: { SocketIOCredentials() }, handler: { consumer.handle($0) })
+    do {
+        return .success(try await runBenchmark(consumer: consumer, client: client, count: count, rate: rate, seconds: seconds, size: size))
+    } catch {
+        return .failure(error)
     }
-    if case .object(var members) = report {
-        members["consumer"] = onIOThread ? "io-executor" : "cooperative-pool"
-        report = .object(members)
-    }
-    print(report.jsonText)
-} catch {
-    fail("\(error)")
+}.value
+switch report {
+case .success(let report): print(report.jsonText)
+case .failure(let error): fail("\(error)")
 }

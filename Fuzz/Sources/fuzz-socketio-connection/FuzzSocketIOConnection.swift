@@ -28,8 +28,8 @@ public func fuzzSocketIOConnection(_ data: UnsafePointer<UInt8>, _ size: Int) ->
         now += .milliseconds(100)
         let actions = connection.receive(chunk, now: now) + connection.tick(now: now)
         fuzzCheck(!ended || actions.isEmpty, "the connection acted after it ended")
-        for case .event(let event, let size) in actions {
-            fuzzCheck(size >= 0 && event.attachments.reduce(0) { $0 + $1.count } <= limit, "an event beyond the limits")
+        for case .event(let event) in actions {
+            fuzzCheck((event.byteCount ?? 0) >= 0 && event.attachments.reduce(0) { $0 + $1.count } <= limit, "an event beyond the limits")
         }
         ended = ended || isEnded(actions)
     }

@@ -8,6 +8,9 @@
 /// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC (a GNU extension Swift's Glibc does not show).
 int interactive_accept_nonblocking(int fd);
 
+/// socketpair(2) of AF_UNIX stream sockets with SOCK_CLOEXEC: 0, or -1 with errno.
+int interactive_stream_socketpair(int fds[2]);
+
 /// getrandom(2): fills `buffer`; returns the byte count or -1.
 long interactive_getrandom(void *buffer, size_t length);
 

@@ -5,7 +5,7 @@ import Network
 
 /// Why a REST call gave no usable answer.
 enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No connection or a timeout.
+    /// No connection, a timeout, a broken HTTP exchange.
     case unreachable(String)
     /// HTTP 401 or 403.
     case refused(status: Int)
@@ -13,8 +13,12 @@ enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound
     /// Another HTTP status that is not success (5xx, 400, …).
     case httpStatus(Int)
-    /// A success reply that is not the JSON the call expects (an HTML page, another shape).
+    /// A success reply that is not the JSON the call expects (an HTML page, another shape), or a
+    /// reply over the call's size bound.
     case unexpected(String)
+    /// The backend's refusal in its answer shape (`{"success":false,"code":…}`), whatever the
+    /// HTTP status but 401 and 403: `code` is `api_<code>` in `answer.result`.
+    case rejected(code: String?, status: Int)
 
     var description: String {
         switch self {
@@ -23,6 +27,7 @@ enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notFound: return "not found on the backend (HTTP 404)"
         case .httpStatus(let status): return "the backend failed (HTTP \(status))"
         case .unexpected(let detail): return "unexpected backend reply: \(detail)"
+        case .rejected(let code, let status): return "the backend refused: \(code ?? "no code") (HTTP \(status))"
         }
     }
 
@@ -32,7 +37,7 @@ enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreachable: return .daemon(.backendUnreachable, description)
         case .refused: return .daemon(.backendRefused, description)
         case .notFound: return .daemon(notFound, description)
-        case .httpStatus: return .daemon(.backendUnreachable, description)
+        case .httpStatus, .rejected: return .daemon(.backendUnreachable, description)
         case .unexpected: return .daemon(notFound == .scenarioUnavailable ? .scenarioUnavailable : .backendUnreachable, description)
         }
     }
@@ -42,6 +47,7 @@ enum BackendCallError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .unreachable: return ("network_error", "network")
         case .refused: return ("api_unauthorized", "api")
+        case .rejected(let code, _): return (code.map { "api_\($0)" } ?? "api_false", "api")
         case .notFound, .httpStatus, .unexpected: return ("unknown_response", "api")
         }
     }
@@ -54,10 +60,14 @@ enum ActionOutcome: Sendable, Equatable {
     case failure(reason: String, step: String)
 }
 
-/// The Interactive REST API (BACKEND.md, REST), for one tenant and viewer.
+/// The Interactive REST API (BACKEND.md, REST), for one tenant and viewer. Every reply is
+/// bounded (`BackendReplies.maxReplyBytes`, the scenario by `scenarioMaxBytes`) and read part by
+/// part, large ones off the event loop (`BackendReplies.read`).
 struct BackendAPI: Sendable, Equatable {
     let requester: BackendRequester
     let apiURL: String
+    /// The largest VOD scenario read (`scenarioMaxBytes`).
+    let scenarioMaxBytes: Int
 
     init(settings: Settings, token: String?) throws(RPCError) {
         var missing: [String] = []
@@ -69,61 +79,94 @@ struct BackendAPI: Sendable, Equatable {
         requester = BackendRequester(tenant: tenant, token: token, timeoutMs: settings.httpTimeoutMs, caFile: settings.caFile,
                                      insecureTLS: settings.insecureTLS)
         self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL
+        scenarioMaxBytes = settings.scenarioMaxBytes
     }
 
-    /// `POST /api/actions`.
+    /// `POST /api/actions`. The reply is read in the answer shape whatever its HTTP status (a
+    /// refusal keeps its code); only 401 and 403 mean the session.
     func postAction(_ body: JSONValue) async -> ActionOutcome {
-        let reply: JSONValue
+        let response: HTTPResponse
         do {
-            reply = try await call("POST", "/api/actions", body: body)
+            response = try await exchange("POST", "/api/actions", body: body)
         } catch {
             let failure = error.answerFailure
             return .failure(reason: failure.reason, step: failure.step)
         }
-        guard let success = reply["success"]?.boolValue else { return .failure(reason: "unknown_response", step: "api") }
-        if success { return .success(data: reply["data"] ?? .null) }
-        if let code = reply["code"]?.idString { return .failure(reason: "api_\(PeerText.clipped(code, limit: 64))", step: "api") }
-        return .failure(reason: "api_false", step: "api")
-    }
-
-    /// `GET /api/public/vip-status?mediaId=…`.
-    func vipStatus(mediaId: String) async throws(BackendCallError) -> VIPStatus {
-        let reply = try await call("GET", "/api/public/vip-status?mediaId=\(URLText.queryValue(mediaId))")
-        guard let vip = reply["vip"]?.lenientBool, let bet = reply["bet"]?.lenientBool else {
-            throw .unexpected("vip-status without vip and bet")
+        guard let reply = await BackendReplies.read(response.body, AnswerReply.init) else {
+            return .failure(reason: "unknown_response", step: "api")
         }
-        return VIPStatus(vip: vip, bet: bet)
+        if reply.success {
+            guard (200..<300).contains(response.status) else { return .failure(reason: "unknown_response", step: "api") }
+            return .success(data: reply.data)
+        }
+        return .failure(reason: reply.code.map { "api_\($0)" } ?? "api_false", step: "api")
     }
 
-    /// `GET /api/interactive-status/{mediaId}`: the whole reply, and the answered timelines.
+    /// `GET /api/public/vip-status?mediaId=…`. A refusal in the answer shape is `.rejected`
+    /// whatever the HTTP status (but 401 and 403).
+    func vipStatus(mediaId: String) async throws(BackendCallError) -> VIPStatus {
+        let response = try await exchange("GET", "/api/public/vip-status?mediaId=\(URLText.queryValue(mediaId))")
+        enum Read: Sendable { case status(VIPStatus), refusal(AnswerReply), other }
+        let read = await BackendReplies.read(response.body) { document -> Read in
+            if let refusal = AnswerReply.refusal(document) { return .refusal(refusal) }
+            let root = document.root
+            guard let vip = document.member("vip", of: root).map(document.value)?.lenientBool,
+                  let bet = document.member("bet", of: root).map(document.value)?.lenientBool else { return .other }
+            return .status(VIPStatus(vip: vip, bet: bet))
+        }
+        switch read {
+        case .refusal(let refusal)?: throw .rejected(code: refusal.code, status: response.status)
+        case .status(let status)? where (200..<300).contains(response.status): return status
+        default:
+            try Self.checkStatus(response.status)
+            throw .unexpected(read == nil ? "not JSON" : "vip-status without vip and bet")
+        }
+    }
+
+    /// `GET /api/interactive-status/{mediaId}`: what the contract says it holds (the answered
+    /// timelines, bounded), as `interactive.status` returns it, and the answered timelines.
     func interactiveStatus(mediaId: String) async throws(BackendCallError) -> (reply: JSONValue, answered: [String]) {
-        let reply = try await call("GET", "/api/interactive-status/\(URLText.pathSegment(mediaId))")
-        guard let answered = reply["answered"]?.arrayValue else { throw .unexpected("interactive-status without answered") }
-        return (reply, answered.compactMap(\.idString))
+        let response = try await exchange("GET", "/api/interactive-status/\(URLText.pathSegment(mediaId))")
+        try Self.checkStatus(response.status)
+        guard let status = await BackendReplies.read(response.body, InteractiveStatusReply.init) else {
+            throw .unexpected("interactive-status without answered")
+        }
+        return (status.json, status.answered)
     }
 
-    /// `GET /api/ctc/scenario/v2/vod/{mediaId}/{os}`.
-    func vodScenario(mediaId: String, os: String) async throws(BackendCallError) -> JSONValue {
-        try await call("GET", "/api/ctc/scenario/v2/vod/\(URLText.pathSegment(mediaId))/\(URLText.pathSegment(os))")
+    /// `GET /api/ctc/scenario/v2/vod/{mediaId}/{os}`, at most `scenarioMaxBytes`.
+    func vodScenario(mediaId: String, os: String) async throws(BackendCallError) -> VODScenarioReply {
+        let response = try await exchange("GET", "/api/ctc/scenario/v2/vod/\(URLText.pathSegment(mediaId))/\(URLText.pathSegment(os))",
+                                          maxBytes: scenarioMaxBytes)
+        try Self.checkStatus(response.status)
+        guard let scenario = await BackendReplies.read(response.body, VODScenarioReply.init) else {
+            throw .unexpected("not JSON with a timelines array")
+        }
+        return scenario
     }
 
-    private func call(_ method: String, _ path: String, body: JSONValue? = nil) async throws(BackendCallError) -> JSONValue {
+    /// Sends the request; the response whatever its status but 401 and 403 (`refused`).
+    private func exchange(_ method: String, _ path: String, body: JSONValue? = nil,
+                          maxBytes: Int = BackendReplies.maxReplyBytes) async throws(BackendCallError) -> HTTPResponse {
         let response: HTTPResponse
         do {
-            response = try await requester.send(method, apiURL + path, body: body)
+            response = try await requester.send(method, apiURL + path, body: body, maxBodyBytes: maxBytes)
+        } catch .responseTooLarge(let detail) {
+            throw .unexpected("reply too large: \(detail)")
         } catch {
             throw .unreachable(error.description)
         }
-        switch response.status {
-        case 200..<300: break
-        case 401, 403: throw .refused(status: response.status)
+        if response.status == 401 || response.status == 403 { throw .refused(status: response.status) }
+        return response
+    }
+
+    /// Throws for a status that is not success (404: `notFound`).
+    private static func checkStatus(_ status: Int) throws(BackendCallError) {
+        switch status {
+        case 200..<300: return
+        case 401, 403: throw .refused(status: status)
         case 404: throw .notFound
-        default: throw .httpStatus(response.status)
-        }
-        do {
-            return try JSONValue.parse(response.body)
-        } catch {
-            throw .unexpected("not JSON (\(error.reason))")
+        default: throw .httpStatus(status)
         }
     }
 }

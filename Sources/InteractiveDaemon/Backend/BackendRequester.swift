@@ -19,15 +19,13 @@ struct BackendRequester: Sendable, Equatable {
     }
 
     /// Sends `method url` with `body` as JSON, on the daemon's HTTP client; the response is
-    /// returned whatever its status. Throws when no complete response arrived in `timeoutMs`.
-    func send(_ method: String, _ url: String, body: JSONValue? = nil) async throws(HTTPError) -> HTTPResponse {
+    /// returned whatever its status. Throws when no complete response arrived in `timeoutMs`, or
+    /// when the reply is larger than `maxBodyBytes` (refused as soon as that shows).
+    func send(_ method: String, _ url: String, body: JSONValue? = nil, maxBodyBytes: Int) async throws(HTTPError) -> HTTPResponse {
         var headers: HTTPHeaders = ["X-TENANT-ID": tenant, "Accept": "application/json"]
         if let token { headers.add("Authorization", "Bearer \(token)") }
         if body != nil { headers.add("Content-Type", "application/json") }
         let request = HTTPRequest(method: method, url: try HTTPURL(parsing: url), headers: headers, body: body?.serialized())
-        return try await HTTPClient.shared.send(request, tls: tls, timeout: .milliseconds(timeoutMs), maxBodyBytes: Self.maxBodyBytes)
+        return try await HTTPClient.shared.send(request, tls: tls, timeout: .milliseconds(timeoutMs), maxBodyBytes: maxBodyBytes)
     }
-
-    /// The largest reply read (a REST reply is small JSON; a VOD scenario the largest of them).
-    static let maxBodyBytes = 16 << 20
 }

@@ -35,13 +35,16 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 struct ConfigKey: Sendable {
     let name: String
     let runtime: Bool
+    /// A secret (`voiceApiSecret`, `voiceToken`, `voiceIce`): shown as `"(set)"` wherever values leave the daemon.
+    let secret: Bool
     /// Checks a value and returns it in normal form. `null` never reaches it. The validators
     /// throw only `ConfigError` (untyped closures: typed-throws closures crash the 6.3 compiler).
     let validator: @Sendable (JSONValue) throws -> JSONValue
 
-    init(name: String, runtime: Bool, validator: @escaping @Sendable (JSONValue) throws -> JSONValue) {
+    init(name: String, runtime: Bool, secret: Bool = false, validator: @escaping @Sendable (JSONValue) throws -> JSONValue) {
         self.name = name
         self.runtime = runtime
+        self.secret = secret
         self.validator = validator
     }
 
@@ -79,6 +82,9 @@ enum ConfigKeys {
         ConfigKey(name: "httpTimeoutMs", runtime: true) { value in
             try integer(value, key: "httpTimeoutMs", range: 100...600_000)
         },
+        ConfigKey(name: "statusWaitMs", runtime: true) { value in
+            try integer(value, key: "statusWaitMs", range: 0...600_000)
+        },
         ConfigKey(name: "answerConfirmTimeoutMs", runtime: true) { value in
             try integer(value, key: "answerConfirmTimeoutMs", range: 100...3_600_000)
         },
@@ -88,6 +94,10 @@ enum ConfigKeys {
         ConfigKey(name: "playbackTimeoutMs", runtime: true) { value in
             try integer(value, key: "playbackTimeoutMs", range: 100...600_000)
         },
+        ConfigKey(name: "scenarioMaxBytes", runtime: true) { value in
+            try integer(value, key: "scenarioMaxBytes", range: 65_536...16_777_216)
+        },
+        ConfigKey(name: "rememberSession", runtime: true) { value in try boolean(value, key: "rememberSession") },
         ConfigKey(name: "caFile", runtime: true) { value in try nonEmptyString(value, key: "caFile") },
         ConfigKey(name: "insecureTLS", runtime: true) { value in try boolean(value, key: "insecureTLS") },
         ConfigKey(name: "protocol", runtime: true) { value in try oneOf(value, key: "protocol", ["v4", "v2"]) },
@@ -116,12 +126,38 @@ enum ConfigKeys {
         ConfigKey(name: "logTarget", runtime: false) { value in
             try oneOf(value, key: "logTarget", ["auto", "journal", "stderr"])
         },
+        ConfigKey(name: "voiceUrl", runtime: true) { value in try url(value, key: "voiceUrl", schemes: ["ws", "wss"]) },
+        ConfigKey(name: "voiceApiSecret", runtime: true, secret: true) { value in try nonEmptyString(value, key: "voiceApiSecret") },
+        ConfigKey(name: "voiceToken", runtime: true, secret: true) { value in try nonEmptyString(value, key: "voiceToken") },
+        ConfigKey(name: "voiceCreateRooms", runtime: true) { value in try boolean(value, key: "voiceCreateRooms") },
+        // Pipelines name files and devices: never from config.set.
+        ConfigKey(name: "voiceSource", runtime: false) { value in try nonEmptyString(value, key: "voiceSource") },
+        ConfigKey(name: "voiceSink", runtime: false) { value in try nonEmptyString(value, key: "voiceSink") },
+        ConfigKey(name: "voiceEchoCancel", runtime: false) { value in try boolean(value, key: "voiceEchoCancel") },
+        // A secret: TURN URLs carry their credentials (`turn:user:password@host`).
+        ConfigKey(name: "voiceIce", runtime: true, secret: true) { value in try iceServers(value, key: "voiceIce") },
     ]
 
     static let byName: [String: ConfigKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
     /// Keys that hold objects merged member by member.
     static let objectKeys: Set<String> = ["viewport", "reconnect"]
+
+    /// What a secret's value is shown as.
+    static let secretShown: JSONValue = "(set)"
+
+    /// `values` as they may be shown (`config.get`, `config.changed`, the status, logs): every
+    /// secret that is set (not null, not an empty list) as `"(set)"`.
+    static func shown(_ values: [String: JSONValue]) -> [String: JSONValue] {
+        var shown = values
+        for key in all where key.secret {
+            if let value = shown[key.name], !value.isNull, value.arrayValue?.isEmpty != true { shown[key.name] = secretShown }
+        }
+        return shown
+    }
+
+    /// The most ICE servers `voiceIce` may list.
+    static let maxIceServers = 16
 
     // MARK: Validators
 
@@ -184,6 +220,23 @@ enum ConfigKeys {
             }
         }
         return .object(normal)
+    }
+
+    /// A list of STUN and TURN server URLs (`stun:`, `stuns:`, `turn:`, `turns:`), at most
+    /// `maxIceServers`, each a single word of at most 512 bytes.
+    static func iceServers(_ value: JSONValue, key: String) throws(ConfigError) -> JSONValue {
+        guard let list = value.arrayValue, list.count <= maxIceServers else {
+            throw .invalid(key: key, reason: "expected a list of at most \(maxIceServers) stun:, stuns:, turn: or turns: URLs")
+        }
+        for entry in list {
+            guard let text = entry.stringValue, text.utf8.count <= 512,
+                  let colon = text.firstIndex(of: ":"), ["stun", "stuns", "turn", "turns"].contains(text[..<colon].lowercased()),
+                  text.index(after: colon) < text.endIndex,
+                  !text.unicodeScalars.contains(where: { $0.isControlCharacter || $0.properties.isWhitespace }) else {
+                throw .invalid(key: key, reason: "expected stun:, stuns:, turn: or turns: URLs without spaces (at most 512 bytes each)")
+            }
+        }
+        return value
     }
 
     static func url(_ value: JSONValue, key: String, schemes: [String]) throws(ConfigError) -> JSONValue {

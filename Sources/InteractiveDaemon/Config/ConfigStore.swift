@@ -4,9 +4,8 @@ import Runtime
 
 /// Owns the configuration: its layers, the effective settings, `config.set` (kept in the
 /// store), reloads of the file, and `config.changed` events.
-actor ConfigStore {
-    /// Pinned to the event loop, where the requests that read and change it are handled.
-    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+@LoopActor
+final class ConfigStore {
 
     private static let runtimeSettingKey = "runtimeConfig"
 
@@ -16,11 +15,11 @@ actor ConfigStore {
     private let store: Store
     private let bus: EventBus
     private let log: Logger
-    private var observer: (@Sendable (Settings) async -> Void)?
+    private var observer: ((Settings) async -> Void)?
 
     private(set) var settings: Settings
 
-    init(layers: ConfigLayers, filePath: String, store: Store, bus: EventBus, log: Logger) async {
+    init(layers: ConfigLayers, filePath: String, store: Store, bus: EventBus, log: Logger) {
         var layers = layers
         layers.fileAtStart = layers.file
         self.layers = layers
@@ -29,7 +28,7 @@ actor ConfigStore {
         self.bus = bus
         self.log = log
         settings = Settings(layers.effective)
-        await bus.setStatus("config", .object(layers.effective))
+        bus.setStatus("config", .object(ConfigKeys.shown(layers.effective)))
     }
 
     /// Reads the runtime layer kept in the store. Keys that are no longer valid are dropped
@@ -58,8 +57,8 @@ actor ConfigStore {
         return layer
     }
 
-    /// The effective configuration, every key (unset ones as null).
-    func effective() -> JSONValue { .object(layers.effective) }
+    /// The effective configuration, every key (unset ones as null; secrets as `"(set)"`).
+    func effective() -> JSONValue { .object(ConfigKeys.shown(layers.effective)) }
 
     /// Every key as `{value, origin}` (origin: `default`, `file`, `runtime`, `flag` or `unset`);
     /// a start-only key the file changed since start also has `pending`, the value a restart brings.
@@ -67,7 +66,8 @@ actor ConfigStore {
         let pending = Dictionary(uniqueKeysWithValues: layers.restartNeeded.map { ($0.key, $0.requested) })
         var members: [String: JSONValue] = [:]
         for (key, entry) in layers.origins {
-            var described: [String: JSONValue] = ["value": entry.value, "origin": .string(entry.origin.rawValue)]
+            let value = ConfigKeys.shown([key: entry.value])[key] ?? entry.value
+            var described: [String: JSONValue] = ["value": value, "origin": .string(entry.origin.rawValue)]
             if let requested = pending[key] { described["pending"] = requested }
             members[key] = .object(described)
         }
@@ -86,12 +86,13 @@ actor ConfigStore {
         }
         var updated = layers
         updated.runtime = runtime
-        let changes = patch.keys.sorted().map { "\($0)=\((updated.effective[$0] ?? .null).jsonText)" }.joined(separator: " ")
+        let shown = ConfigKeys.shown(updated.effective)
+        let changes = patch.keys.sorted().map { "\($0)=\((shown[$0] ?? .null).jsonText)" }.joined(separator: " ")
         log.notice("Runtime configuration set by \(client.logDescription): \(changes)",
                    client.logFields.merging(["INTERACTIVE_CONFIG_KEYS": patch.keys.sorted().joined(separator: ",")]) { $1 },
                    id: .configSet)
         await apply(updated)
-        return .object(layers.effective)
+        return .object(ConfigKeys.shown(layers.effective))
     }
 
     /// Re-reads the configuration file (SIGHUP, `daemon.reload`). An invalid file keeps the old
@@ -104,7 +105,7 @@ actor ConfigStore {
         } catch {
             log.error("Configuration file \(filePath) not reloaded, keeping the running configuration: \(error)",
                       fileFields.merging(["INTERACTIVE_CONFIG_KEY": error.key ?? ""]) { $1 }, id: .configRejected)
-            await bus.setStatusMember("daemon", "configError", .string(error.description))
+            bus.setStatusMember("daemon", "configError", .string(error.description))
             return .failure(error)
         }
         let pendingBefore = Set(layers.restartNeeded.map(\.key))
@@ -116,8 +117,8 @@ actor ConfigStore {
                         + "\(inForce[key]?.jsonText ?? "null") stays in force until interactived restarts",
                         fileFields.merging(["INTERACTIVE_CONFIG_KEY": key]) { $1 }, id: .restartNeeded)
         }
-        await bus.setStatusMember("daemon", "configError", .null)
-        await bus.setStatusMember("daemon", "restartNeeded", .array(pending.map { .string($0.key) }))
+        bus.setStatusMember("daemon", "configError", .null)
+        bus.setStatusMember("daemon", "restartNeeded", .array(pending.map { .string($0.key) }))
         let summary = changed.isEmpty ? "nothing changed" : "changed: " + changed.joined(separator: ", ")
         log.notice("Configuration file \(filePath) reloaded; \(summary)", fileFields, id: .configReloaded)
         return .success(ConfigReload(changed: changed, restartNeeded: pending.map(\.key)))
@@ -125,7 +126,7 @@ actor ConfigStore {
 
     /// Sets who applies the settings after every change. `config.set` and a reload return only
     /// after it did, so a call that follows a `config.set` reply already sees the new settings.
-    func observe(_ observer: @escaping @Sendable (Settings) async -> Void) { self.observer = observer }
+    func observe(_ observer: @escaping (Settings) async -> Void) { self.observer = observer }
 
     /// Puts `updated` in force; returns the keys whose effective value changed.
     @discardableResult
@@ -140,7 +141,7 @@ actor ConfigStore {
         if changed["insecureTLS"] == true {
             log.warning("insecureTLS is on: TLS certificates are not verified (development only)")
         }
-        await bus.publish(ConfigChangedEvent(changes: changed), section: "config", status: .object(after))
+        bus.publish(ConfigChangedEvent(changes: ConfigKeys.shown(changed)), section: "config", status: .object(ConfigKeys.shown(after)))
         await observer?(settings)
         return changed.keys.sorted()
     }

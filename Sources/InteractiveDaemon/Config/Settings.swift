@@ -14,12 +14,18 @@ public struct Settings: Sendable, Equatable {
     public var apiURL: String?
     public var leaderboardURL: String?
     public var httpTimeoutMs: Int
+    /// How long the first overlays after a join wait for the interactive status (`statusWaitMs`).
+    public var statusWaitMs: Int
     /// How long a bet confirmation (`answer.confirm`) waits for the viewer before it is declined.
     public var answerConfirmTimeoutMs: Int
     /// Origin of the playback API (`playbackUrl`, else `apiUrl`).
     public var playbackURL: String?
     /// Timeout of one play request (`playbackTimeoutMs`).
     public var playbackTimeoutMs: Int
+    /// The largest VOD scenario read, in bytes (`scenarioMaxBytes`).
+    public var scenarioMaxBytes: Int
+    /// Whether the viewer's session is kept in the store for a restart (`rememberSession`).
+    public var rememberSession: Bool
     public var caFile: String?
     public var insecureTLS: Bool
     /// `v4` (Engine.IO 4, Socket.IO 5) or `v2` (Engine.IO 3, Socket.IO 4).
@@ -31,6 +37,18 @@ public struct Settings: Sendable, Equatable {
     public var maxClients: Int
     public var privilegedGroup: String
     public var logTarget: LogTarget
+    /// The voice server's WebSocket API (`voiceUrl`).
+    public var voiceURL: String?
+    /// Secrets of the voice server (`voiceApiSecret`, `voiceToken`): never logged.
+    public var voiceAPISecret: String?
+    public var voiceToken: String?
+    public var voiceCreateRooms: Bool
+    /// The media process's microphone and speaker pipelines, and its echo cancellation.
+    public var voiceSource: String
+    public var voiceSink: String
+    public var voiceEchoCancel: Bool
+    /// STUN and TURN servers of the voice media (`voiceIce`).
+    public var voiceICE: [String]
 
     init(_ effective: [String: JSONValue]) {
         environment = effective["environment"]?.stringValue.flatMap(Environment.init(rawValue:))
@@ -43,9 +61,12 @@ public struct Settings: Sendable, Equatable {
         apiURL = effective["apiUrl"]?.stringValue
         leaderboardURL = effective["leaderboardUrl"]?.stringValue
         httpTimeoutMs = effective["httpTimeoutMs"]?.intValue ?? ConfigDefaults.httpTimeoutMs
+        statusWaitMs = effective["statusWaitMs"]?.intValue ?? ConfigDefaults.statusWaitMs
         answerConfirmTimeoutMs = effective["answerConfirmTimeoutMs"]?.intValue ?? ConfigDefaults.answerConfirmTimeoutMs
         playbackURL = effective["playbackUrl"]?.stringValue ?? apiURL
         playbackTimeoutMs = effective["playbackTimeoutMs"]?.intValue ?? ConfigDefaults.playbackTimeoutMs
+        scenarioMaxBytes = effective["scenarioMaxBytes"]?.intValue ?? ConfigDefaults.scenarioMaxBytes
+        rememberSession = effective["rememberSession"]?.boolValue ?? ConfigDefaults.rememberSession
         caFile = effective["caFile"]?.stringValue
         insecureTLS = effective["insecureTLS"]?.boolValue ?? ConfigDefaults.insecureTLS
         protocolVersion = effective["protocol"]?.stringValue ?? ConfigDefaults.protocolVersion
@@ -56,6 +77,14 @@ public struct Settings: Sendable, Equatable {
         maxClients = effective["maxClients"]?.intValue ?? ConfigDefaults.maxClients
         privilegedGroup = effective["privilegedGroup"]?.stringValue ?? ConfigDefaults.privilegedGroup
         logTarget = effective["logTarget"]?.stringValue.flatMap(LogTarget.init(rawValue:)) ?? ConfigDefaults.logTarget
+        voiceURL = effective["voiceUrl"]?.stringValue
+        voiceAPISecret = effective["voiceApiSecret"]?.stringValue
+        voiceToken = effective["voiceToken"]?.stringValue
+        voiceCreateRooms = effective["voiceCreateRooms"]?.boolValue ?? ConfigDefaults.voiceCreateRooms
+        voiceSource = effective["voiceSource"]?.stringValue ?? ConfigDefaults.voiceSource
+        voiceSink = effective["voiceSink"]?.stringValue ?? ConfigDefaults.voiceSink
+        voiceEchoCancel = effective["voiceEchoCancel"]?.boolValue ?? ConfigDefaults.voiceEchoCancel
+        voiceICE = effective["voiceIce"]?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
     /// Keys a live room needs that are not set.

@@ -7,22 +7,21 @@ import Glibc
 #endif
 
 /// Accepts local clients and serves each in its own task, up to `maxClients` at once.
-struct IPCServer: Sendable {
+@LoopActor
+struct IPCServer {
     let listener: UnixListener
     let router: RequestRouter
     let roles: RolePolicy
     let maxClients: Int
     let subscriberQueueLimit: Int
     let log: Logger
+    /// The bytes all local connections may leave unread together.
+    let budget = ClientMemoryBudget()
 
-    /// Accepts until cancelled; then every connection is closed. Its tasks (one per client)
-    /// run on the event loop whoever calls it: requests and replies take no thread hop, and the
-    /// clients read into the loop's one read buffer.
+    /// Accepts until cancelled; then every connection is closed. Its tasks (one per client) are
+    /// isolated to the loop actor: requests and replies take no thread hop, and the clients read
+    /// into the loop's one read buffer.
     func run() async {
-        await withTaskExecutorPreference(EventLoop.shared.taskExecutor) { await serve() }
-    }
-
-    private func serve() async {
         let watched: WatchedDescriptor
         do {
             watched = try await WatchedDescriptor.watch(listener.fd)
@@ -54,22 +53,39 @@ struct IPCServer: Sendable {
                 }
                 let peer = PeerCredentials.read(fd: fd)
                 let role = roles.role(for: peer)
-                if let refusal = await admission.admit(role: role, uid: peer?.uid) {
+                if let refusal = admission.admit(role: role, uid: peer?.uid) {
                     reject(fd: fd, peer: peer, refusal: refusal)
                     continue
                 }
-                let context = ClientContext(id: nextID, peer: peer, role: role,
-                                            queue: OutboundQueue(eventLimit: subscriberQueueLimit))
+                let context = ClientContext(id: nextID, peer: peer, role: role, queue: queue(for: nextID, role: role))
                 nextID += 1
                 let connection = ClientConnection(context: context, fd: fd, router: router, log: log, bootId: router.bus.bootId)
-                group.addTask {
+                let serve: @LoopActor () async -> Void = {
                     await connection.run()
-                    await admission.leave(uid: peer?.uid)
+                    admission.leave(uid: peer?.uid, role: role)
                 }
+                group.addTask(operation: serve)
             }
         }
         await watched.stopWatching()
     }
+
+    /// What a connection of `role` may leave unread (docs/ipc.md, "Limits"): a control client
+    /// 1 MiB of replies and 128 KiB of events, an observer far less; all of them together
+    /// `budget.limit`.
+    private func queue(for id: Int, role: ClientRole) -> OutboundQueue {
+        switch role {
+        case .control:
+            return OutboundQueue(id: id, eventLimit: subscriberQueueLimit, budget: budget)
+        case .observer:
+            return OutboundQueue(id: id, isObserver: true, eventLimit: subscriberQueueLimit, eventByteLimit: Self.observerEventBytes,
+                                 replyByteLimit: Self.observerReplyBytes, budget: budget)
+        }
+    }
+
+    /// An observer's share: 128 KiB of replies and 64 KiB of events.
+    static let observerReplyBytes = 128 * 1024
+    static let observerEventBytes = 64 * 1024
 
     /// A connection not let in: one error line saying why, then it is closed.
     private func reject(fd: Int32, peer: PeerCredentials?, refusal: ConnectionAdmission.Refusal) {
@@ -78,6 +94,7 @@ struct IPCServer: Sendable {
         case .full: why = "too many clients (maxClients is \(maxClients))"
         case .reservedForControl: why = "too many clients: the remaining connections are kept for players (the control role)"
         case .tooManyFromUID(let limit): why = "too many connections from uid \(peer.map { String($0.uid) } ?? "?") (at most \(limit) per user)"
+        case .tooManyObservers(let limit): why = "too many observer connections (at most \(limit) from users outside the control role)"
         }
         log.warning("Refused a local client: \(why)",
                     ["INTERACTIVE_CLIENT_PID": peer.map { String($0.pid) } ?? "unknown",
@@ -89,15 +106,13 @@ struct IPCServer: Sendable {
 }
 
 /// The server's admission state, shared by the accept loop and the connection tasks.
-actor AdmissionBox {
-    /// Pinned to the event loop, where the accept loop and the connections run.
-    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
-
+@LoopActor
+final class AdmissionBox {
     private var admission: ConnectionAdmission
 
     init(_ admission: ConnectionAdmission) { self.admission = admission }
 
     func admit(role: ClientRole, uid: UInt32?) -> ConnectionAdmission.Refusal? { admission.admit(role: role, uid: uid) }
 
-    func leave(uid: UInt32?) { admission.leave(uid: uid) }
+    func leave(uid: UInt32?, role: ClientRole) { admission.leave(uid: uid, role: role) }
 }

@@ -1,3 +1,4 @@
+import Runtime
 import IPCProtocol
 import JSONValue
 
@@ -24,8 +25,9 @@ struct ClientContext: Sendable {
     }
 }
 
-/// Checks the caller's role and dispatches each method to the actor that owns its state.
-struct RequestRouter: Sendable {
+/// Checks the caller's role and dispatches each method to the part that owns its state.
+@LoopActor
+struct RequestRouter {
     let bus: EventBus
     let config: ConfigStore
     /// Re-reads the configuration file for `daemon.reload`.
@@ -33,15 +35,9 @@ struct RequestRouter: Sendable {
     let rooms: RoomController
     let overlays: OverlayManager
     let playback: PlaybackManager
-    /// Tracking's feed: a status read waits until the events recorded before it were handled.
-    let tracking: (any OverlayTracker)?
+    let voice: VoiceManager
     let version: String
     let log: Logger
-
-    /// How long `daemon.status` waits for tracking to handle the events recorded before it: a
-    /// status read after an action reflects it, and one during a flood of overlays still answers
-    /// (tracking's thread, nice +10, may then be slow to get the CPU).
-    static let statusWaitsForTracking: Duration = .milliseconds(50)
 
     /// What a handler produced.
     enum Outcome: Sendable {
@@ -90,8 +86,7 @@ struct RequestRouter: Sendable {
             return .result(HelloResult(daemon: "interactived", version: version, protocolVersion: ipcProtocolVersion, bootId: bus.bootId,
                                        role: client.role.rawValue, capabilities: IPCMethod.allCases.map(\.rawValue).sorted()))
         case .daemonStatus:
-            await tracking?.settled(within: Self.statusWaitsForTracking)
-            return .result(await bus.snapshot())
+            return .result(bus.snapshot(for: client.role))
         case .daemonReload:
             switch await reloader.reload() {
             case .success(let reload):
@@ -101,7 +96,7 @@ struct RequestRouter: Sendable {
                                       extra: ["key": JSONValue(error.key), "file": .string(config.filePath)])
             }
         case .configGet:
-            return .result(try ConfigGetParams(params).origin ? await config.effectiveWithOrigins() : await config.effective())
+            return .result(try ConfigGetParams(params).origin ? config.effectiveWithOrigins() : config.effective())
         case .configSet:
             return .result(try await config.set(try ConfigSetParams(params).changes, by: client))
         case .sessionLogin:
@@ -114,13 +109,13 @@ struct RequestRouter: Sendable {
             guard let id = request.id else {
                 throw RPCError.invalidRequest("events.subscribe must be a request with an id")
             }
-            await bus.subscribe(connection: client.id, queue: client.queue, prefixes: subscription.types, role: client.role,
+            bus.subscribe(connection: client.id, queue: client.queue, prefixes: subscription.types, role: client.role,
                                 since: subscription.since, sinceBootId: subscription.bootId) {
                 RPCResponse(id: id, idLiteral: request.idLiteral, outcome: .success($0.json)).line()
             }
             return .queued
         case .eventsUnsubscribe:
-            await bus.unsubscribe(connection: client.id)
+            bus.unsubscribe(connection: client.id)
             return .result(UnsubscribeResult())
         case .roomJoin:
             let join = try RoomJoinParams(params)
@@ -130,52 +125,58 @@ struct RequestRouter: Sendable {
             return .result(try await rooms.leave())
         case .playerTime:
             let time = try PlayerTimeParams(params)
-            await rooms.playerTime(time.seconds)
+            rooms.playerTime(time.seconds)
             return .result(PlayerTimeResult(seconds: time.seconds))
         case .playerState:
             let state = try PlayerStateParams(params)
-            await rooms.playerState(state: state.state.rawValue, position: state.position)
+            rooms.playerState(state: state.state.rawValue, position: state.position)
             return .result(PlayerStateResult(state: state.state.rawValue))
         case .playerViewport:
             let viewport = try Viewport(params)
-            await rooms.playerViewport(width: viewport.width, height: viewport.height)
+            rooms.playerViewport(width: viewport.width, height: viewport.height)
             return .result(viewport)
         case .overlayAttached:
             let attached = try OverlayAttachedParams(params)
-            try await overlays.attached(attached.overlayId, connection: attached.claim ? client.id : nil)
+            try overlays.attached(attached.overlayId, connection: attached.claim ? client.id : nil)
             return .result(OKResult())
         case .overlayRendered:
             let rendered = try OverlayRenderedParams(params)
-            let first = try await overlays.rendered(rendered.overlayId, loaded: rendered.status == .loaded, reason: rendered.reason,
+            let first = try overlays.rendered(rendered.overlayId, loaded: rendered.status == .loaded, reason: rendered.reason,
                                                     connection: rendered.claim ? client.id : nil)
             return .result(RenderedResult(recorded: first))
         case .overlayBridge:
             let bridge = try OverlayBridgeParams(params)
-            return .result(try await overlays.bridge(bridge.overlayId, message: bridge.posted, connection: bridge.claim ? client.id : nil))
+            return .result(try overlays.bridge(bridge.overlayId, message: bridge.posted, connection: bridge.claim ? client.id : nil))
         case .overlayDismiss:
-            try await overlays.dismiss(try OverlayDismissParams(params).overlayId)
+            try overlays.dismiss(try OverlayDismissParams(params).overlayId)
             return .result(OKResult())
         case .answerConfirm:
             let confirm = try AnswerConfirmParams(params)
-            try await overlays.confirm(confirm.overlayId, accept: confirm.accept)
+            try overlays.confirm(confirm.overlayId, accept: confirm.accept)
             return .result(OKResult())
         case .interactiveStatus:
             return .result(try await rooms.interactiveStatus(mediaId: try InteractiveStatusParams(params).mediaId))
         case .leaderboardURL:
-            return .result(try await rooms.leaderboardURL(mediaId: try LeaderboardURLParams(params).mediaId))
+            return .result(try rooms.leaderboardURL(mediaId: try LeaderboardURLParams(params).mediaId))
         case .predictOpen:
             return .result(try await rooms.predictOpen(timelineId: try PredictOpenParams(params).timelineId))
         case .playbackStart:
             let start = try PlaybackStartParams(params)
-            return .result(try await playback.start(filmId: start.filmId, episodeNo: start.episodeNo, unionInfo: start.device.unionInfo,
+            return .result(try playback.start(filmId: start.filmId, episodeNo: start.episodeNo, unionInfo: start.device.unionInfo,
                                                     drmKek: start.device.drmKek))
         case .playbackError:
             // `message` (the SDK's text) is never branched on.
-            return .result(try await playback.playerError(position: try PlaybackErrorParams(params).position))
+            return .result(try playback.playerError(position: try PlaybackErrorParams(params).position))
         case .playbackForeground:
-            return .result(try await playback.foreground(position: try PlaybackForegroundParams(params).position))
+            return .result(try playback.foreground(position: try PlaybackForegroundParams(params).position))
         case .playbackStop:
-            return .result(try await playback.stop())
+            return .result(try playback.stop())
+        case .voiceJoin:
+            return .result(try await voice.join(try VoiceJoinParams(params)))
+        case .voiceLeave:
+            return .result(try await voice.leave())
+        case .voiceMute:
+            return .result(try await voice.mute(try VoiceMuteParams(params).muted))
         }
     }
 }

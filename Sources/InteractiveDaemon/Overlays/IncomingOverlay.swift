@@ -38,6 +38,8 @@ struct IncomingOverlay: Sendable, Equatable {
     let emitTimestamp: Int64?
     /// The overlay object as received (unwrapped from `data`).
     let raw: JSONValue
+    /// At least `raw`'s size as JSON text (the packet it came in), when known.
+    let rawByteBound: Int?
 
     /// The longest timeline or tracking id taken, in UTF-8 bytes: the daemon keys its screen and
     /// tracking state (a thousand finished sessions included) by them.
@@ -51,7 +53,7 @@ struct IncomingOverlay: Sendable, Equatable {
 
     /// nil when the payload has no timeline id (nothing can be shown or tracked without it), or
     /// when its timeline or tracking id is longer than `maxIdBytes`.
-    init?(payload: JSONValue) {
+    init?(payload: JSONValue, byteBound: Int? = nil) {
         let overlay: JSONValue
         if case .object = payload["data"] ?? .null {
             overlay = payload["data"] ?? .null
@@ -83,6 +85,7 @@ struct IncomingOverlay: Sendable, Equatable {
         betAmount = overlay["betAmount"]?.lenientDouble ?? 0
         emitTimestamp = (payload["_emitTimestamp"] ?? overlay["_emitTimestamp"])?.lenientDouble.flatMap(Self.epochMilliseconds)
         raw = overlay
+        rawByteBound = byteBound
     }
 
     /// A placement size in percent of the video area: above 0 and at most 100; anything else

@@ -20,6 +20,8 @@ struct OnScreenOverlay: Sendable, Equatable {
     var kind: OverlayKind { overlay.kind }
     var timelineId: String { overlay.timelineId }
 
+    /// Where the player draws it; a predict or lucky dialog without an alignment is at the centre
+    /// (4), and a missing width or height is the whole video area (`IncomingOverlay.percentage`).
     var placement: OverlayPlacement {
         OverlayPlacement(location: overlay.location ?? 4, widthPct: overlay.widthPct, heightPct: overlay.heightPct)
     }
@@ -30,16 +32,22 @@ struct OnScreenOverlay: Sendable, Equatable {
     var showEvent: OverlayShow {
         var event = OverlayShow(overlayId: overlayId, timelineId: timelineId, kind: kind.rawValue, url: url, placement: placement,
                                 durationSec: overlay.durationSec, raw: overlay.raw)
-        let rawBytes = overlay.raw.serializedByteCount
-        if rawBytes > Self.rawLimit {
-            event.raw = .null
-            event.rawOmittedBytes = rawBytes
+        // Counted only when the packet it came in does not bound it already.
+        if (overlay.rawByteBound ?? .max) > Self.rawLimit {
+            let rawBytes = overlay.raw.serializedByteCount
+            if rawBytes > Self.rawLimit {
+                event.raw = .null
+                event.rawOmittedBytes = rawBytes
+            }
         }
         return event
     }
 
     /// The largest `raw` payload an `overlay.show` carries (docs/ipc.md, "Limits").
     static let rawLimit = 16 * 1024
+
+    /// The board's `overlays` section for `screen`.
+    static func status(of screen: [OnScreenOverlay]) -> JSONValue { .array(screen.map(\.status)) }
 
     /// The overlay as `daemon.status` lists it.
     var status: JSONValue {

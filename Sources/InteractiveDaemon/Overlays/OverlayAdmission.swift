@@ -11,7 +11,9 @@ enum OverlayAdmission {
     static func refusal(_ overlay: IncomingOverlay, arrivedIn: RoomKey, current: RoomKey?, os: String?,
                         answered: Set<String>, onScreen: Set<String>?) -> String? {
         if current != arrivedIn { return "remove_all_view" }
-        if overlay.location == nil || !overlay.hasLoadableURL { return "invalid_overlay_state" }
+        // Only a minigame needs an alignment (seed 000); a predict or lucky dialog without one
+        // opens at the centre over the whole video area (`OnScreenOverlay.placement`).
+        if (overlay.location == nil && overlay.kind == .minigame) || !overlay.hasLoadableURL { return "invalid_overlay_state" }
         if !overlay.isTargeted(os: os) { return "not_targeted" }
         if answered.contains(overlay.timelineId) { return "already_interacted" }
         if let onScreen, onScreen.contains(overlay.timelineId) { return "already_on_screen" }

@@ -1,3 +1,5 @@
+import Runtime
+
 /// What the overlay pipeline reports about an overlay's life (emit-ack tracking, live mode only).
 /// Every event names the overlay by its `_trackingId`; unknown or finished ids are ignored.
 enum TrackingEvent: Sendable, Equatable {
@@ -15,17 +17,8 @@ enum TrackingEvent: Sendable, Equatable {
     case answerFailed(trackingId: String, reason: String, step: String?, at: Int64)
 }
 
-/// Where the overlay pipeline records tracking events. Recording never waits: the events are
-/// handled in order, later, off the display path (TrackingService's feed).
-protocol OverlayTracker: Sendable {
+/// Where the overlay pipeline records tracking events, synchronously, on the loop (`Tracker`).
+@LoopActor
+protocol OverlayTracker: AnyObject {
     func record(_ event: TrackingEvent)
-
-    /// Returns at once unless the events recorded and not yet handled are many (a flood of
-    /// overlays); then waits until they are handled, so that the backlog, and the memory it
-    /// holds, stay bounded. The overlay pipeline calls it before each overlay from the backend.
-    func keepUp() async
-
-    /// Returns once every event recorded so far was handled (a status read after an action
-    /// then reflects it), or at once when the backlog is too long to wait for, or after `limit`.
-    func settled(within limit: Duration?) async
 }

@@ -10,22 +10,25 @@ enum HideReason: String, Sendable {
     case dismissed
     case expired
     case playerDisconnected = "player_disconnected"
+    /// A login, logout or fanclub change: the same timeline is shown again at once with its new
+    /// URL (`ScreenCore.setContext`); its tracking session goes on.
+    case sessionChanged = "session_changed"
 }
 
 /// What the screen decision core asks its shell to do, in order.
 enum ScreenEffect: Sendable, Equatable {
-    /// Publish `overlay.show`; `status` is the screen as `daemon.status` lists it now.
-    case show(OnScreenOverlay, status: JSONValue)
+    /// Publish `overlay.show`; `status` is the screen now (the board's `overlays` section).
+    case show(OnScreenOverlay, status: [OnScreenOverlay])
     /// Publish `overlay.hide`.
-    case hide(OnScreenOverlay, reason: HideReason, status: JSONValue)
+    case hide(OnScreenOverlay, reason: HideReason, status: [OnScreenOverlay])
     /// Publish `overlay.reveal`: the template revealed itself (its controls hide).
-    case reveal(overlayId: String, status: JSONValue)
+    case reveal(overlayId: String, status: [OnScreenOverlay])
     /// Publish `player.controls`.
     case controls(visible: Bool)
     /// Publish `overlay.post` into one overlay.
     case post(overlayId: String, key: String, data: JSONValue)
-    /// Publish `overlay.link`: an ad click to open.
-    case link(overlayId: String, url: String)
+    /// Publish `overlay.link`: an ad click to open (`loadable`) or to show.
+    case link(overlayId: String, url: String, loadable: Bool)
     /// Record a tracking event (live overlays only).
     case track(TrackingEvent)
     /// A bet confirmation asked for this overlay ends (`AnswerCore.overlayGone`).
@@ -39,18 +42,23 @@ enum ScreenEffect: Sendable, Equatable {
     case armTimer(at: ContinuousClock.Instant)
     // What the shell logs.
     case keptOffScreen(IncomingOverlay, room: RoomKey, reason: String)
-    case shown(OnScreenOverlay)
+    /// An overlay shown; `replacing`: the overlays it took the place of, whose one line this is
+    /// (one line per decision: a replacement is not also logged as a hide).
+    case shown(OnScreenOverlay, replacing: [String])
     case hidden(OnScreenOverlay, reason: HideReason)
+    /// An overlay shown again for a new viewer or fanclub membership (`old` hidden, `new` shown).
+    case reshown(old: OnScreenOverlay, new: OnScreenOverlay)
     case loadFailed(OnScreenOverlay, reason: String?)
     case postTooLarge(timelineId: String, key: String, bytes: Int)
     case unknownBridgeMessage(overlayId: String, type: String)
+    case adClickDropped(overlayId: String, reason: String)
 
     /// An event the players receive.
     var reachesPlayers: Bool {
         switch self {
         case .show, .hide, .reveal, .controls, .post, .link: return true
-        case .track, .overlayGone, .startAnswer, .loadAnswered, .armTimer, .keptOffScreen, .shown, .hidden, .loadFailed,
-             .postTooLarge, .unknownBridgeMessage: return false
+        case .track, .overlayGone, .startAnswer, .loadAnswered, .armTimer, .keptOffScreen, .shown, .hidden, .reshown, .loadFailed,
+             .postTooLarge, .unknownBridgeMessage, .adClickDropped: return false
         }
     }
 
@@ -58,7 +66,8 @@ enum ScreenEffect: Sendable, Equatable {
     /// depend on, so it may wait until the players' events are written.
     var isBookkeeping: Bool {
         switch self {
-        case .track, .keptOffScreen, .shown, .hidden, .loadFailed, .postTooLarge, .unknownBridgeMessage: return true
+        case .track, .keptOffScreen, .shown, .hidden, .reshown, .loadFailed, .postTooLarge, .unknownBridgeMessage, .adClickDropped:
+            return true
         case .show, .hide, .reveal, .controls, .post, .link, .overlayGone, .startAnswer, .loadAnswered, .armTimer: return false
         }
     }
@@ -102,7 +111,9 @@ struct ScreenCore: Sendable {
 
     // MARK: Context and answered timelines
 
-    /// The room the overlays belong to. A new media or viewer reloads the answered timelines.
+    /// The room the overlays belong to. A new media or viewer reloads the answered timelines; a
+    /// new viewer (a login or logout) or fanclub membership shows every overlay on screen again
+    /// with its new URL (`reshowForViewer`).
     mutating func setContext(_ context: RoomContext?, nowMs: Int64, now: ContinuousClock.Instant, into effects: inout [ScreenEffect]) {
         let previous = self.context
         self.context = context
@@ -111,9 +122,36 @@ struct ScreenCore: Sendable {
             releaseHeldOffers(nowMs: nowMs, now: now, into: &effects)
             return
         }
+        if let previous, previous.key == context.key {
+            let newViewer = previous.session.token != context.session.token || previous.session.userId != context.session.userId
+            reshowForViewer(everything: newViewer, nowMs: nowMs, into: &effects)
+        }
         if previous?.mediaId != context.mediaId || previous?.session.answeredBucket != context.session.answeredBucket {
+            answered = []
             answeredPending = (context.session.answeredBucket, context.mediaId)
             effects.append(.loadAnswered(viewer: context.session.answeredBucket, mediaId: context.mediaId))
+        }
+    }
+
+    /// Templates follow the viewer (iOS reloaded every view on a new token): each overlay on
+    /// screen whose URL changed (`logged`, `fanclub`), or every one when `everything` (another
+    /// viewer), is hidden (`session_changed`) and shown again at once with its new URL and a new
+    /// overlay id. Its tracking session goes on (no stage is sent for either), and it keeps the
+    /// expiry it had.
+    private mutating func reshowForViewer(everything: Bool, nowMs: Int64, into effects: inout [ScreenEffect]) {
+        guard let context else { return }
+        for old in screen {
+            guard let url = old.overlay.templateURL(loggedIn: context.session.isLoggedIn, tenant: context.settings.tenant,
+                                                    fanclub: context.fanclub),
+                  everything || url != old.url else { continue }
+            let deadline = expiries.deadline(of: old.overlayId)
+            guard takeOff(old.overlayId, reason: .sessionChanged, into: &effects) != nil else { continue }
+            let record = OnScreenOverlay(overlayId: nextOverlayId(), overlay: old.overlay, url: url, shownAt: nowMs,
+                                         trackingId: old.trackingId)
+            screen.append(record)
+            effects.append(.show(record, status: screen))
+            effects.append(.reshown(old: old, new: record))
+            if let deadline, let target = expiries.set(record.overlayId, at: deadline) { effects.append(.armTimer(at: target)) }
         }
     }
 
@@ -124,7 +162,7 @@ struct ScreenCore: Sendable {
                                  now: ContinuousClock.Instant, into effects: inout [ScreenEffect]) {
         guard let context, context.mediaId == mediaId, context.session.answeredBucket == viewer,
               let pending = answeredPending, pending == (viewer, mediaId) else { return }
-        answered = timelines ?? []
+        answered.formUnion(timelines ?? [])  // with what the interactive status may have added
         releaseHeldOffers(nowMs: nowMs, now: now, into: &effects)
     }
 
@@ -140,8 +178,13 @@ struct ScreenCore: Sendable {
     /// How many minigames wait for the answered timelines.
     var heldOfferCount: Int { heldOffers.count }
 
-    /// Timelines the backend says the viewer answered (interactive status at join).
-    mutating func addAnswered(_ timelines: [String]) { answered.formUnion(timelines) }
+    /// Timelines the backend says `viewer` (an answers bucket) answered in `mediaId` (the
+    /// interactive status at join). A late reply of another room or viewer is ignored: it never
+    /// hides the current room's timelines.
+    mutating func addAnswered(_ timelines: [String], viewer: String, mediaId: String) {
+        guard let context, context.mediaId == mediaId, context.session.answeredBucket == viewer else { return }
+        answered.formUnion(timelines)
+    }
 
     /// A timeline answered now in `room` by `viewer` (an answers bucket); nothing when the screen
     /// serves another room or viewer since.
@@ -216,20 +259,24 @@ struct ScreenCore: Sendable {
         for old in screen where old.slot == slot {
             if let record = takeOff(old.overlayId, reason: .replaced, into: &effects) { replaced.append(record) }
         }
-        let overlayId = "ov-\(idPrefix)-\(nextOverlayNumber)"
-        nextOverlayNumber += 1
+        let overlayId = nextOverlayId()
         let record = OnScreenOverlay(overlayId: overlayId, overlay: overlay, url: url, shownAt: nowMs,
                                      trackingId: Self.trackingId(of: overlay, in: room))
         screen.append(record)
-        effects.append(.show(record, status: status))
-        for old in replaced { hidden(old, reason: .replaced, into: &effects) }
-        effects.append(.shown(record))
+        effects.append(.show(record, status: screen))
+        for old in replaced { endTracking(of: old, reason: .replaced, into: &effects) }
+        effects.append(.shown(record, replacing: replaced.map(\.overlayId)))
         if let trackingId = record.trackingId { effects.append(.track(.shown(trackingId: trackingId))) }
         if overlay.durationSec > 0,
            let target = expiries.set(overlayId, at: now + .seconds(overlay.durationSec) + Self.expiryGrace) {
             effects.append(.armTimer(at: target))
         }
         return overlayId
+    }
+
+    private mutating func nextOverlayId() -> String {
+        defer { nextOverlayNumber += 1 }
+        return "ov-\(idPrefix)-\(nextOverlayNumber)"
     }
 
     /// The shell armed the expiry timer for `target`: its generation, for `timerFired`.
@@ -258,7 +305,7 @@ struct ScreenCore: Sendable {
         let record = screen.remove(at: index)
         expiries.remove(overlayId)
         effects.append(.overlayGone(overlayId: overlayId))
-        effects.append(.hide(record, reason: reason, status: status))
+        effects.append(.hide(record, reason: reason, status: screen))
         // The controls come back when the last revealed overlay leaves.
         if record.revealed && !controlsHidden { effects.append(.controls(visible: true)) }
         return record
@@ -267,6 +314,11 @@ struct ScreenCore: Sendable {
     /// After a hide: the log line and the end of the overlay's tracking session.
     private func hidden(_ record: OnScreenOverlay, reason: HideReason, into effects: inout [ScreenEffect]) {
         effects.append(.hidden(record, reason: reason))
+        endTracking(of: record, reason: reason, into: &effects)
+    }
+
+    /// The end of a hidden overlay's tracking session (`rendered` cancelled, or the session closed).
+    private func endTracking(of record: OnScreenOverlay, reason: HideReason, into effects: inout [ScreenEffect]) {
         if let trackingId = record.trackingId { effects.append(.track(.cancelled(trackingId: trackingId, reason: reason.rawValue))) }
     }
 
@@ -351,15 +403,21 @@ struct ScreenCore: Sendable {
             if !screen[index].revealed {
                 let controlsWereHidden = controlsHidden
                 screen[index].revealed = true
-                effects.append(.reveal(overlayId: overlayId, status: status))
+                effects.append(.reveal(overlayId: overlayId, status: screen))
                 if !controlsWereHidden { effects.append(.controls(visible: false)) }
             }
         case .hide?, .close?:
             hide(overlayId, reason: .interactiveHide, into: &effects)
         case .actionReport?:
-            if let url = message.adURL {
-                effects.append(.link(overlayId: overlayId, url: url))
+            switch message.adClick {
+            case .link(let url, let loadable)?:
+                effects.append(.link(overlayId: overlayId, url: url, loadable: loadable))
                 return BridgeResult(handled: true, action: "link").json
+            case .unusable(let reason)?:
+                effects.append(.adClickDropped(overlayId: overlayId, reason: reason))
+                return BridgeResult(handled: true, action: "ignored").json
+            case nil:
+                break
             }
             effects.append(.startAnswer(overlayId: overlayId, answer: message.data))
             return BridgeResult(handled: true, action: "answer").json
@@ -393,9 +451,6 @@ struct ScreenCore: Sendable {
     static func trackingId(of overlay: IncomingOverlay, in room: RoomKey) -> String? {
         room.mode == .live ? overlay.trackingId : nil
     }
-
-    /// The screen as `daemon.status` lists it.
-    var status: JSONValue { .array(screen.map(\.status)) }
 
     /// The player's controls are hidden while any overlay on screen is revealed.
     var controlsHidden: Bool { screen.contains(where: \.revealed) }

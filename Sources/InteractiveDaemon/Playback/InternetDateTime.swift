@@ -1,7 +1,13 @@
 /// Parses the ISO 8601 internet date-times a play reply's `expiresAt` holds
 /// (`2026-11-30T10:00:00Z`, `2026-11-30T10:00:00.123Z`, `2026-11-30T17:00:00+07:00`): what the
-/// seed's decoder accepts, with or without fractional seconds. Anything else is nil.
+/// seed's decoder accepts, with or without fractional seconds. Anything else is nil, and so is an
+/// instant outside 1970-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z: RFC 3339 writes no other
+/// year in four digits (year 9999 with a negative offset reached players as year 0), and no
+/// ticket expires there.
 enum InternetDateTime {
+    /// The last instant a four-digit year can write, in milliseconds since the epoch.
+    static let latestMs: Int64 = 253_402_300_799_999
+
     /// Milliseconds since the Unix epoch (fractions beyond milliseconds are dropped).
     static func milliseconds(from text: String) -> Int64? {
         var reader = DigitReader(Array(text.utf8))
@@ -18,7 +24,8 @@ enum InternetDateTime {
         guard let offsetMinutes = reader.zone(), reader.atEnd else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes) * 60
-        return seconds * 1000 + Int64(millis)
+        let milliseconds = seconds * 1000 + Int64(millis)
+        return (0...latestMs).contains(milliseconds) ? milliseconds : nil
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

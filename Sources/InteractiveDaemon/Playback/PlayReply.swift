@@ -7,7 +7,8 @@ struct PlayTicket: Sendable, Equatable {
     let playAuthToken: String
     /// When the ticket stops working, in milliseconds since the epoch.
     let expiresAtMs: Int64
-    /// The subtitle entries as the backend sent them; empty means none yet, not an error.
+    /// The subtitle entries the backend sent that a player may load (see `init(_:_:)`); empty
+    /// means none yet, not an error.
     let subtitles: [JSONValue]
 
     /// How long a ticket must still be valid to be used as it is.
@@ -19,18 +20,64 @@ struct PlayTicket: Sendable, Equatable {
         return !overflow && left > Self.freshnessMarginMs
     }
 
-    /// Decodes `{vid, playAuthToken, expiresAt, subtitles}`; nil when a field is missing or bad.
-    init?(json: JSONValue) {
-        guard let vid = json["vid"]?.stringValue, !vid.isEmpty, let token = json["playAuthToken"]?.stringValue, !token.isEmpty,
-              let expires = json["expiresAt"]?.stringValue, let expiresAtMs = InternetDateTime.milliseconds(from: expires)
+    /// The longest `vid` and `playAuthToken` taken, in characters (docs/ipc.md, "Limits"): a
+    /// longer one is refused, not cut (a cut ticket would not play).
+    static let maxValueCharacters = PeerText.limit
+    /// The most subtitle entries kept; the rest are dropped.
+    static let maxSubtitles = 16
+    /// The most JSON of one subtitle entry kept; a larger entry is dropped.
+    static let maxSubtitleEntryBytes = 8 * 1024
+
+    /// Decodes `{vid, playAuthToken, expiresAt, subtitles}` at `span`; nil when a field is
+    /// missing or bad: a `vid` or `playAuthToken` that is empty, longer than
+    /// `maxValueCharacters` or holds a control character, an `expiresAt` that is not an internet
+    /// date-time of years 1970 to 9999. Subtitle entries are kept when they are objects with an
+    /// `http(s)` `url` (`PlayerURL`), of their members only short strings (`PeerText.limit`,
+    /// no control characters), numbers and booleans, at most `maxSubtitles`.
+    init?(_ document: JSONDocument, _ span: JSONSpan) {
+        guard document.kind(of: span) == .object,
+              let vid = Self.value(document, "vid", of: span), let token = Self.value(document, "playAuthToken", of: span),
+              let expiresSpan = document.member("expiresAt", of: span), expiresSpan.range.count <= 64,
+              let expires = document.value(expiresSpan).stringValue, let expiresAtMs = InternetDateTime.milliseconds(from: expires)
         else { return nil }
-        let subtitles: [JSONValue]
-        switch json["subtitles"] {
-        case nil, .null?: subtitles = []
-        case .array(let list)?: subtitles = list
-        default: return nil
+        var subtitles: [JSONValue] = []
+        if let list = document.member("subtitles", of: span) {
+            switch document.kind(of: list) {
+            case .null: break
+            case .array:
+                document.forEachElement(of: list) { entry in
+                    if entry.range.count <= Self.maxSubtitleEntryBytes, let kept = Self.subtitle(document.value(entry)) {
+                        subtitles.append(kept)
+                    }
+                    return subtitles.count < Self.maxSubtitles
+                }
+            default: return nil
+            }
         }
         self.init(vid: vid, playAuthToken: token, expiresAtMs: expiresAtMs, subtitles: subtitles)
+    }
+
+    /// A ticket value: a non-empty string of at most `maxValueCharacters`, without control characters.
+    private static func value(_ document: JSONDocument, _ key: String, of span: JSONSpan) -> String? {
+        guard let member = document.member(key, of: span), member.range.count <= 8 * maxValueCharacters + 2,
+              let text = document.value(member).stringValue, !text.isEmpty, text.unicodeScalars.count <= maxValueCharacters,
+              !text.containsControlCharacters else { return nil }
+        return text
+    }
+
+    /// What a player gets of one subtitle entry, or nil to drop it.
+    private static func subtitle(_ entry: JSONValue) -> JSONValue? {
+        guard case .object(let members) = entry, let url = members["url"]?.stringValue, PlayerURL.isLoadable(url) else { return nil }
+        var kept: [String: JSONValue] = [:]
+        for (name, value) in members where name.unicodeScalars.count <= 64 && !name.containsControlCharacters {
+            switch value {
+            case .string(let text) where name == "url" || (text.unicodeScalars.count <= PeerText.limit && !text.containsControlCharacters):
+                kept[name] = value
+            case .number, .bool: kept[name] = value
+            default: continue
+            }
+        }
+        return .object(kept)
     }
 
     init(vid: String, playAuthToken: String, expiresAtMs: Int64, subtitles: [JSONValue] = []) {
@@ -58,27 +105,42 @@ enum PlayReply: Sendable, Equatable {
     /// Not `ok`, or `ok` without `current`.
     case refused(PlayOutcome)
 
-    /// Decodes a reply body (whatever the HTTP status); nil when it is not the contract's JSON:
-    /// not an object, no boolean `ok`, or a `current`/`next` entry that does not decode.
-    init?(json: JSONValue) {
-        guard let ok = json["ok"]?.boolValue else { return nil }
-        guard ok, let currentValue = json["current"], !currentValue.isNull else {
-            self = .refused(PlayOutcome(reply: json["outcome"]))
+    /// The most `next` entries read; the rest are not looked at.
+    static let maxNext = 10
+
+    /// Decodes a reply (whatever the HTTP status) at `nowMs`; nil when it is not the contract's
+    /// JSON: not an object, no boolean `ok`, a `current` that does not decode or has expired
+    /// already (it would not play), or one of the first `maxNext` entries of `next` that does
+    /// not decode. An entry of `next` that has expired already is dropped.
+    init?(_ document: JSONDocument, nowMs: Int64) {
+        let root = document.root
+        guard document.kind(of: root) == .object, let ok = document.member("ok", of: root).map(document.value)?.boolValue else {
+            return nil
+        }
+        guard ok, let currentSpan = document.member("current", of: root), document.kind(of: currentSpan) != .null else {
+            self = .refused(PlayOutcome(reply: document.member("outcome", of: root).map(document.value)))
             return
         }
-        guard let current = PlayTicket(json: currentValue) else { return nil }
+        guard let current = PlayTicket(document, currentSpan), current.expiresAtMs > nowMs else { return nil }
         var next: [NextTicket] = []
-        switch json["next"] {
-        case nil, .null?: break
-        case .array(let entries)?:
+        if let list = document.member("next", of: root), document.kind(of: list) != .null {
+            guard let entries = document.elements(of: list, limit: Self.maxNext) else { return nil }
             for entry in entries {
-                guard let episodeNo = entry["episodeNo"]?.intValue, episodeNo >= 1, let ticketValue = entry["ticket"],
-                      let ticket = PlayTicket(json: ticketValue) else { return nil }
-                next.append(NextTicket(episodeNo: episodeNo, ticket: ticket))
+                guard document.kind(of: entry) == .object,
+                      let episodeNo = document.member("episodeNo", of: entry).map(document.value)?.intValue, episodeNo >= 1,
+                      let ticketSpan = document.member("ticket", of: entry), let ticket = PlayTicket(document, ticketSpan) else {
+                    return nil
+                }
+                if ticket.expiresAtMs > nowMs { next.append(NextTicket(episodeNo: episodeNo, ticket: ticket)) }
             }
-        default: return nil
         }
         self = .tickets(current: current, next: next)
+    }
+
+    /// Decodes a reply already parsed (tests build replies as values).
+    init?(json: JSONValue, nowMs: Int64) {
+        guard let document = try? JSONDocument(validating: json.serialized()) else { return nil }
+        self.init(document, nowMs: nowMs)
     }
 }
 
@@ -97,4 +159,6 @@ enum PlayFetchResult: Sendable, Equatable {
     case timedOut
     /// A reply that does not decode (an HTML page, another shape, a bad date).
     case undecodable
+    /// HTTP 401 or 403: the backend refused the viewer's session token.
+    case sessionRefused
 }

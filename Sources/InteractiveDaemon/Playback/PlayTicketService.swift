@@ -42,13 +42,16 @@ struct RESTPlayTicketService: PlayTicketService {
         ]
         let response: HTTPResponse
         do {
-            response = try await requester.send("POST", endpoint.origin + "/v1/play", body: body)
+            response = try await requester.send("POST", endpoint.origin + "/v1/play", body: body, maxBodyBytes: BackendReplies.maxReplyBytes)
         } catch {
             if case .timedOut = error { return .timedOut }
             return .networkFailure
         }
-        // The reply is read whatever the HTTP status: a refusal is `{"ok":false,"outcome":…}`.
-        guard let json = try? JSONValue.parse(response.body), let reply = PlayReply(json: json) else { return .undecodable }
+        // 401 and 403 are the session's (IPC.md, session expiry); any other reply is read
+        // whatever its HTTP status: a refusal is `{"ok":false,"outcome":…}`.
+        if response.status == 401 || response.status == 403 { return .sessionRefused }
+        let nowMs = Timestamp.nowMs()
+        guard let reply = await BackendReplies.read(response.body, { PlayReply($0, nowMs: nowMs) }) else { return .undecodable }
         return .reply(reply)
     }
 }

@@ -7,24 +7,34 @@ struct EpisodeRef: Sendable, Hashable {
     let episodeNo: Int
 }
 
-/// What the viewer sees (`playback.state`), with the seed's texts.
+/// What the viewer sees (`playback.state`), with the seed's texts and the stable code a player
+/// translates by.
 enum PlaybackScreen: Sendable, Equatable {
     case loading
     case playing
     case paywall
-    case message(String, canRetry: Bool)
+    case message(String, canRetry: Bool, code: PlaybackCode)
 
-    static let couldNotLoad = "Couldn't load this episode"
-    static let takingLonger = "Taking longer than usual"
+    /// "Couldn't load this episode": the backend failed (`broken`, with a retry), or the SDK's
+    /// device values are unusable (`deviceValues`, no retry).
+    static func couldNotLoad(_ code: PlaybackCode = .broken, canRetry: Bool = true) -> PlaybackScreen {
+        .message("Couldn't load this episode", canRetry: canRetry, code: code)
+    }
+
+    /// A timeout, a network error or a reply that does not decode.
+    static let takingLonger = PlaybackScreen.message("Taking longer than usual", canRetry: true, code: .network)
+
+    /// The backend refused the viewer's session: a retry would meet the same refusal.
+    static let sessionExpired = PlaybackScreen.message("Your session has expired: sign in again", canRetry: false, code: .expired)
 
     /// The screen for a reply that is not `ok`.
     init(_ outcome: PlayOutcome) {
         switch outcome {
         case .locked: self = .paywall
-        case .unavailable: self = .message("This title is no longer available", canRetry: false)
-        case .notReady: self = .message("Not available yet", canRetry: false)
-        case .busy: self = .message("Busy, try again in a moment", canRetry: true)
-        case .broken: self = .message(Self.couldNotLoad, canRetry: true)
+        case .unavailable: self = .message("This title is no longer available", canRetry: false, code: .unavailable)
+        case .notReady: self = .message("Not available yet", canRetry: false, code: .notReady)
+        case .busy: self = .message("Busy, try again in a moment", canRetry: true, code: .busy)
+        case .broken: self = .couldNotLoad()
         }
     }
 }
@@ -85,9 +95,18 @@ struct PlaybackCore: Sendable {
         let position: Double
     }
 
+    /// The most prefetched tickets kept; past it those expiring first go.
+    static let maxPrefetched = 32
+    /// The shortest time between two refreshes `playback.foreground` makes, in milliseconds: a
+    /// player that reports coming back again and again (or tickets that never last a minute)
+    /// cannot make a request of each report.
+    static let foregroundRefreshIntervalMs: Int64 = 30_000
+
     private(set) var current: Current?
     /// Tickets of later episodes for this device and viewer.
     private(set) var prefetched: [EpisodeRef: PlayTicket] = [:]
+    /// When `playback.foreground` last asked for a fresh ticket.
+    private var lastForegroundRefreshMs: Int64?
     /// The last screen state told, and the episode it was about.
     private(set) var screen: (episode: EpisodeRef?, screen: PlaybackScreen)?
     /// Set by the refresh after a player error; reset by `start` (and by a foreground refresh).
@@ -118,10 +137,12 @@ struct PlaybackCore: Sendable {
         case .playerError(let position):
             refresh(at: position, into: &effects)
         case .foreground(let position):
-            guard let current, !current.ticket.isFresh(nowMs: nowMs) else {
+            let recentlyRefreshed = lastForegroundRefreshMs.map { nowMs - $0 < Self.foregroundRefreshIntervalMs && nowMs >= $0 } ?? false
+            guard let current, !current.ticket.isFresh(nowMs: nowMs), !recentlyRefreshed else {
                 effects.append(.reply(.success(replyState(refreshing: false))))
                 break
             }
+            lastForegroundRefreshMs = nowMs
             refreshedAfterError = false
             refresh(at: position, into: &effects)
         case .stop:
@@ -148,7 +169,7 @@ struct PlaybackCore: Sendable {
             pendingRefresh = nil
             if let pending = pendingStart {
                 pendingStart = nil
-                say(pending.episode, .message(PlaybackScreen.couldNotLoad, canRetry: true), into: &effects)
+                say(pending.episode, .couldNotLoad(), into: &effects)
             }
         }
         return effects
@@ -163,7 +184,7 @@ struct PlaybackCore: Sendable {
         case .failure(let refusal):
             // An SDK set-up bug: alert, don't loop.
             effects.append(.refusedDeviceValue(field: refusal.field))
-            say(episode, .message(PlaybackScreen.couldNotLoad, canRetry: false), into: &effects)
+            say(episode, .couldNotLoad(.deviceValues, canRetry: false), into: &effects)
             effects.append(.reply(.failure(.daemon(.invalidDeviceValues, "the player's SDK gave an unusable \(refusal.field)",
                                                    extra: ["field": .string(refusal.field)]))))
             return
@@ -201,10 +222,15 @@ struct PlaybackCore: Sendable {
                 prefetched[later] = entry.ticket
                 effects.append(.preload(later, entry.ticket))
             }
+            while prefetched.count > Self.maxPrefetched, let first = prefetched.min(by: { $0.value.expiresAtMs < $1.value.expiresAtMs }) {
+                prefetched[first.key] = nil
+            }
         case .reply(.refused(let outcome)):
             if !alreadyPlays { say(episode, PlaybackScreen(outcome), into: &effects) }
         case .networkFailure, .timedOut, .undecodable:
-            if !alreadyPlays { say(episode, .message(PlaybackScreen.takingLonger, canRetry: true), into: &effects) }
+            if !alreadyPlays { say(episode, .takingLonger, into: &effects) }
+        case .sessionRefused:
+            if !alreadyPlays { say(episode, .sessionExpired, into: &effects) }
         }
         // The episode that already plays goes on: a screen left at `loading` says so again.
         if alreadyPlays, screen?.episode != episode || screen?.screen != .playing {
@@ -218,7 +244,7 @@ struct PlaybackCore: Sendable {
     private mutating func refresh(at position: Double, into effects: inout [PlaybackEffect]) {
         guard let current, !refreshedAfterError, loggedIn, let device else {
             pendingRefresh = nil
-            say(current?.episode ?? screen?.episode, .message(PlaybackScreen.couldNotLoad, canRetry: true), into: &effects)
+            say(current?.episode ?? screen?.episode, .couldNotLoad(), into: &effects)
             if !loggedIn {
                 effects.append(.reply(.failure(.daemon(.notLoggedIn, "play tickets are per viewer: log in first (session.login)"))))
             } else {
@@ -235,10 +261,13 @@ struct PlaybackCore: Sendable {
 
     private mutating func refreshFetched(_ pending: PendingRefresh, _ result: PlayFetchResult, into effects: inout [PlaybackEffect]) {
         guard current?.episode == pending.episode else { return }
-        if case .reply(.tickets(let ticket, _)) = result {
+        switch result {
+        case .reply(.tickets(let ticket, _)):
             begin(pending.episode, ticket, at: pending.position, into: &effects)
-        } else {
-            say(pending.episode, .message(PlaybackScreen.couldNotLoad, canRetry: true), into: &effects)
+        case .sessionRefused:
+            say(pending.episode, .sessionExpired, into: &effects)
+        case .reply(.refused), .networkFailure, .timedOut, .undecodable:
+            say(pending.episode, .couldNotLoad(), into: &effects)
         }
     }
 

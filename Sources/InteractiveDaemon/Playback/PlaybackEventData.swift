@@ -4,7 +4,8 @@ import JSONValue
 /// The playback events (IPC.md, Playback tickets) and the status board's `playback` section,
 /// built from the core's state. Observers get a ticket's events without its token (`redacted`).
 enum PlaybackEventData {
-    /// `playback.state`: `filmId`, `episodeNo`, `state`, and `text` and `canRetry` for `message`.
+    /// `playback.state`: `filmId`, `episodeNo`, `state`, `code` for `paywall`, and `text`,
+    /// `canRetry` and `code` for `message`.
     /// With no screen state yet, `state` is null.
     static func state(_ episode: EpisodeRef?, _ screen: PlaybackScreen?) -> PlaybackStateEvent {
         let state: PlaybackScreenState? = screen.map { screen in
@@ -12,7 +13,7 @@ enum PlaybackEventData {
             case .loading: return .loading
             case .playing: return .playing
             case .paywall: return .paywall
-            case .message(let text, let canRetry): return .message(text, canRetry: canRetry)
+            case .message(let text, let canRetry, let code): return .message(text, canRetry: canRetry, code: code)
             }
         }
         return PlaybackStateEvent(filmId: episode?.filmId, episodeNo: episode?.episodeNo, screen: state)

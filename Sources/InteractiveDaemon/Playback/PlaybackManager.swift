@@ -6,71 +6,77 @@ import Runtime
 /// session and the results of play requests, and performs what it decides (events, requests,
 /// replies, logs). Control role only; see IPC.md, Playback tickets. As a service it cancels the
 /// play requests still in flight when the daemon stops.
-actor PlaybackManager {
-    /// Pinned to the event loop: the display path runs on one thread, without a hop.
-    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+@LoopActor
+final class PlaybackManager {
 
     private var core: PlaybackCore
     private let bus: EventBus
     private let log: Logger
     private let service: any PlayTicketService
-    private let settings: @Sendable () async -> Settings
+    private let settings: @LoopActor () -> Settings
     private let clock: @Sendable () -> Int64
     /// The viewer's session token. Secret: never logged.
     private var token: String?
     /// Play requests in flight, by request id: cancelled once the core no longer awaits them.
     private var requests: [Int: Task<Void, Never>] = [:]
+    /// Told when the backend refuses the viewer's token on a play request (the session's owner).
+    private var sessionRefused: ((_ token: String, _ source: String) -> Void)?
 
     /// `settings` is read at every request (so `config.set` applies to the next one); `clock`
     /// is the wall clock in milliseconds that tickets expire by.
     init(bus: EventBus, log: Logger, service: any PlayTicketService = RESTPlayTicketService(),
-         settings: @escaping @Sendable () async -> Settings, clock: @escaping @Sendable () -> Int64 = Timestamp.nowMs) async {
+         settings: @escaping @LoopActor () -> Settings, clock: @escaping @Sendable () -> Int64 = Timestamp.nowMs) {
         self.bus = bus
         self.log = log
         self.service = service
         self.settings = settings
         self.clock = clock
         core = PlaybackCore(loggedIn: false)
-        await bus.setStatus("playback", PlaybackEventData.status(core))
+        bus.setStatus("playback", PlaybackEventData.status(core))
     }
 
     /// `playback.start`.
-    func start(filmId: String, episodeNo: Int, unionInfo: String?, drmKek: String?) async throws(RPCError) -> JSONValue {
-        let missing = await settings().missingForPlayback
+    func start(filmId: String, episodeNo: Int, unionInfo: String?, drmKek: String?) throws(RPCError) -> JSONValue {
+        let missing = settings().missingForPlayback
         guard missing.isEmpty else {
             throw RPCError.daemon(.notConfigured, "play tickets need configuration: \(missing.joined(separator: ", "))",
                                   extra: ["missing": .array(missing.map(JSONValue.string))])
         }
-        return try await handle(.start(EpisodeRef(filmId: filmId, episodeNo: episodeNo), unionInfo: unionInfo, drmKek: drmKek))
+        return try handle(.start(EpisodeRef(filmId: filmId, episodeNo: episodeNo), unionInfo: unionInfo, drmKek: drmKek))
     }
 
     /// `playback.error`.
-    func playerError(position: Double) async throws(RPCError) -> JSONValue {
-        try await handle(.playerError(position: position))
+    func playerError(position: Double) throws(RPCError) -> JSONValue {
+        try handle(.playerError(position: position))
     }
 
     /// `playback.foreground`.
-    func foreground(position: Double) async throws(RPCError) -> JSONValue {
-        try await handle(.foreground(position: position))
+    func foreground(position: Double) throws(RPCError) -> JSONValue {
+        try handle(.foreground(position: position))
     }
 
     /// `playback.stop`.
-    func stop() async throws(RPCError) -> JSONValue {
-        try await handle(.stop)
+    func stop() throws(RPCError) -> JSONValue {
+        try handle(.stop)
+    }
+
+    /// Who is told when a play request gets 401 or 403.
+    func onSessionRefused(_ handler: @escaping (_ token: String, _ source: String) -> Void) {
+        sessionRefused = handler
     }
 
     /// A login or a logout (RoomController): the prefetched tickets belonged to the previous viewer.
-    func sessionChanged(_ session: ViewerSession) async {
+    func sessionChanged(_ session: ViewerSession) {
         token = session.token
-        _ = try? await handle(.sessionChanged(loggedIn: session.isLoggedIn))
+        _ = try? handle(.sessionChanged(loggedIn: session.isLoggedIn))
     }
 
-    private func fetched(_ requestId: Int, _ result: PlayFetchResult) async {
-        _ = try? await handle(.fetched(requestId: requestId, result))
+    private func fetched(_ requestId: Int, _ result: PlayFetchResult) {
+        _ = try? handle(.fetched(requestId: requestId, result))
     }
 
     /// Feeds one input to the core and performs its effects in order; returns the reply, if any.
-    private func handle(_ input: PlaybackInput) async throws(RPCError) -> JSONValue {
+    private func handle(_ input: PlaybackInput) throws(RPCError) -> JSONValue {
         let effects = core.handle(input, nowMs: clock())
         var reply: Result<JSONValue, RPCError> = .success(.null)
         var published = false
@@ -78,17 +84,17 @@ actor PlaybackManager {
             switch effect {
             case .state(let episode, let screen):
                 published = true
-                await bus.publish(PlaybackEventData.state(episode, screen), section: "playback",
+                bus.publish(PlaybackEventData.state(episode, screen), section: "playback",
                                   status: PlaybackEventData.status(core))
             case .play(let episode, let ticket, let startAt):
                 let event = PlaybackEventData.play(episode, ticket, startAt: startAt)
                 log.info("Playing an episode", fields(episode, ["INTERACTIVE_VID": ticket.vid, "INTERACTIVE_START_AT": "\(startAt)"]))
-                await bus.publish(event, observerEvent: event.redacted)
+                bus.publish(event, observerEvent: event.redacted)
             case .preload(let episode, let ticket):
                 let event = PlaybackEventData.preload(episode, ticket)
-                await bus.publish(event, observerEvent: event.redacted)
+                bus.publish(event, observerEvent: event.redacted)
             case .send(let request):
-                await send(request)
+                send(request)
             case .refusedDeviceValue(let field):
                 log.warning("playback.start refused: the player's SDK gave an unusable \(field)", ["INTERACTIVE_FIELD": field])
             case .reply(let result):
@@ -96,37 +102,40 @@ actor PlaybackManager {
             }
         }
         cancelSupersededRequests()
-        if !published { await bus.setStatus("playback", PlaybackEventData.status(core)) }
+        if !published { bus.setStatus("playback", PlaybackEventData.status(core)) }
         return try reply.get()
     }
 
     /// Sends a play request in a task of its own: it outlives the method that caused it
     /// (`playback.start` replies with the first state at once; events tell the rest), its
     /// result comes back to the core as `.fetched`, and it is cancelled when superseded.
-    private func send(_ request: PlayRequest) async {
-        guard let token, let endpoint = PlaybackEndpoint(settings: await settings(), token: token) else {
-            return await fetched(request.id, .networkFailure)
+    private func send(_ request: PlayRequest) {
+        guard let token, let endpoint = PlaybackEndpoint(settings: settings(), token: token) else {
+            // Answered after the effects of the decision that asked for it.
+            EventLoop.shared.execute { [weak self] in self?.fetched(request.id, .networkFailure) }
+            return
         }
         log.info("Requesting play tickets", fields(request.episode))
         let service = self.service
         // Unstructured: the request outlives the method call that caused it; the task is kept
-        // in `requests` and cancelled when the core stops awaiting its reply. It prefers the
-        // loop (the HTTP client's own), as every task of the daemon does; its closure is not
-        // isolated to this actor, so what follows the reply is one isolated call.
-        requests[request.id] = Task(executorPreference: EventLoop.shared.taskExecutor) {
+        // in `requests` and cancelled when the core stops awaiting its reply. Isolated to the
+        // loop actor, as the manager.
+        requests[request.id] = Task { [weak self] in
             let result = await service.fetchTickets(request, from: endpoint)
-            await self.requestFinished(request, result)
+            self?.requestFinished(request, result, token: endpoint.token)
         }
     }
 
-    /// A play request's reply (or failure): handed to the core unless the request was cancelled.
-    private func requestFinished(_ request: PlayRequest, _ result: PlayFetchResult) async {
+    /// A play request's reply (or failure), made with `token`: handed to the core unless the
+    /// request was cancelled; a refused token is reported to the session's owner.
+    private func requestFinished(_ request: PlayRequest, _ result: PlayFetchResult, token: String) {
         requests[request.id] = nil
         guard !Task.isCancelled else { return }
         if let failure = Self.failure(result) {
             log.warning("Play request failed: \(failure)", Self.episodeFields(request.episode))
         }
-        await fetched(request.id, result)
+        if result == .sessionRefused { sessionRefused?(token, "play request") }
+        fetched(request.id, result)
     }
 
     /// Cancels every play request in flight (the daemon stops).
@@ -151,6 +160,7 @@ actor PlaybackManager {
         case .networkFailure: return "network error"
         case .timedOut: return "no reply in time"
         case .undecodable: return "the reply does not decode"
+        case .sessionRefused: return "the backend refused the viewer's session"
         }
     }
 

@@ -113,14 +113,16 @@ struct PredictCore: Sendable {
         var effects: [PredictEffect] = []
         switch input {
         case .tenant(let tenant):
-            self.tenant = tenant
+            setTenant(tenant, now: now, into: &effects)
         case .offer(let overlay, let room):
             offer(overlay, room: room, now: now, into: &effects)
         case .buttonData(let data):
             buttonData(data, now: now, into: &effects)
         case .result(let timelineId, let counts):
             if timelines[timelineId] != nil { results[timelineId] = counts }
-            save(timelineId, counts, into: &effects)
+            // The store keeps results of this room's timelines only: a backend cannot fill it
+            // with timelines the viewer never had.
+            if timelines[timelineId] != nil || buttons[timelineId] != nil { save(timelineId, counts, into: &effects) }
             effects.append(.post(timelineId: timelineId, key: "UPDATE_COUTER", data: counts))
         case .resultSaved(let timelineId, _):
             guard saving == timelineId else { break }
@@ -192,16 +194,36 @@ struct PredictCore: Sendable {
         update(button, now: now, into: &effects)
     }
 
-    /// A changed button: at full opacity in the status, published (unless the tenant shows no
-    /// buttons) and, while visible, due to fade.
+    /// A changed button: at full opacity, and unless the tenant shows no buttons, in the status,
+    /// published and, while visible, due to fade.
     private mutating func update(_ changed: PredictButton, now: ContinuousClock.Instant, into effects: inout [PredictEffect]) {
         var button = changed
         button.opacity = 1
         buttons[button.timelineId] = button
-        effects.append(.status(sortedButtons))
         guard showsButtons else { return }
+        effects.append(.status(sortedButtons))
         effects.append(.publish(button))
         fades[button.timelineId] = button.visible ? now + Self.fadeDelay : nil
+    }
+
+    /// A tenant that shows no buttons (seed 000) has none anywhere: not in events, not in the
+    /// status (so no snapshot lists one). When the tenant changes, the players learn which
+    /// buttons appear or go: the visible ones are published (visible, or hidden when the new
+    /// tenant shows none).
+    private mutating func setTenant(_ tenant: String?, now: ContinuousClock.Instant, into effects: inout [PredictEffect]) {
+        let showed = showsButtons
+        self.tenant = tenant
+        guard showsButtons != showed else { return }
+        effects.append(.status(showsButtons ? sortedButtons : []))
+        for var button in sortedButtons where button.visible {
+            if showsButtons {
+                update(button, now: now, into: &effects)
+            } else {
+                button.visible = false
+                effects.append(.publish(button))
+            }
+        }
+        if !showsButtons { fades = [:] }
     }
 
     private mutating func fadeDue(now: ContinuousClock.Instant, into effects: inout [PredictEffect]) {
@@ -248,9 +270,9 @@ struct PredictCore: Sendable {
             effects.append(.cancelTracking(overlay, room: room, reason: .replaced))
             effects.append(.recallDialogs(timelineId: oldest))
         }
-        if var button = buttons.removeValue(forKey: oldest) {
+        if var button = buttons.removeValue(forKey: oldest), showsButtons {
             effects.append(.status(sortedButtons))
-            if button.visible && showsButtons {
+            if button.visible {
                 button.visible = false
                 effects.append(.publish(button))
             }

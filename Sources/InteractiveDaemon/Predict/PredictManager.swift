@@ -9,19 +9,17 @@ import Runtime
 /// The answer itself goes through the overlay manager's answer flow; a lucky reply's number
 /// comes back as UPDATE_NUMBER_LUCKY there. `run()` owns its background work (the store writes
 /// and the fade timer).
-actor PredictManager {
-    /// Pinned to the event loop: the display path runs on one thread, without a hop.
-    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+@LoopActor
+final class PredictManager {
 
     private var core = PredictCore()
     private let bus: EventBus
     private let store: Store
     private let overlays: OverlayManager
     private let log: Logger
-    private let work = ChildTasks(preferring: EventLoop.shared.taskExecutor)
-    /// The armed fade timer: bumped on each re-arm, so a superseded timer that fires does nothing.
-    private var timerGeneration = 0
-    private var turns = EffectTurns()
+    private let work = ChildTasks()
+    /// The armed fade timer, cancelled when the core re-arms it.
+    private var fadeTimer: TimerID?
 
     init(bus: EventBus, store: Store, overlays: OverlayManager, log: Logger) {
         self.bus = bus
@@ -30,36 +28,36 @@ actor PredictManager {
         self.log = log
     }
 
-    /// Runs the manager's background work (result writes, the fade timer) until cancelled.
+    /// Runs the manager's background work (the store's writes and reads) until cancelled.
     func run() async {
         await work.run()
     }
 
     /// The tenant decides whether buttons are shown at all.
-    func setTenant(_ tenant: String?) async { await handle(.tenant(tenant)) }
+    func setTenant(_ tenant: String?) { handle(.tenant(tenant)) }
 
     /// A predict or lucky overlay arrived in `room`: tracked (`received`) now and, unless it is
     /// kept off screen like any overlay (not targeted, answered, of a room left meanwhile),
     /// shown as a button and as a dialog when the viewer opens it.
-    func offer(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) async {
-        guard await overlays.admit(overlay, receivedAt: receivedAt, room: room, onScreen: nil) else { return }
-        await handle(.offer(overlay, room: room))
+    func offer(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) {
+        guard overlays.admit(overlay, receivedAt: receivedAt, room: room, onScreen: nil) else { return }
+        handle(.offer(overlay, room: room))
     }
 
     /// `action-button-predict`: the button's images and visibility.
-    func buttonData(_ payload: JSONValue) async {
+    func buttonData(_ payload: JSONValue) {
         guard let data = PredictInput.ButtonData(payload) else {
             log.warning("Ignoring action-button-predict without timelineId")
             return
         }
-        await handle(.buttonData(data))
+        handle(.buttonData(data))
     }
 
     /// `predict-result`: posted as UPDATE_COUTER into an open dialog; its store write is left to `run()`.
-    func result(_ payload: JSONValue) async {
+    func result(_ payload: JSONValue) {
         guard let timelineId = payload["timelineId"]?.idString else { return }
         let counts: JSONValue = ["answer1": payload["answer1"] ?? .null, "answer2": payload["answer2"] ?? .null]
-        await handle(.result(timelineId: timelineId, counts: counts))
+        handle(.result(timelineId: timelineId, counts: counts))
     }
 
     /// `predict.open`: shows the timeline's dialog and posts its result, if one is known.
@@ -67,53 +65,44 @@ actor PredictManager {
         guard let (overlay, room) = core.dialog(timelineId) else {
             throw RPCError.invalidParams("no predict or lucky timeline \(timelineId) in this room")
         }
-        guard let overlayId = await overlays.showDialog(overlay, room: room) else {
+        guard let overlayId = overlays.showDialog(overlay, room: room) else {
             throw RPCError.daemon(.noRoom, "no room is joined")
         }
         if let known = core.results[timelineId] {
-            await overlays.post(overlayId, key: "UPDATE_COUTER", data: known)
+            overlays.post(overlayId, key: "UPDATE_COUTER", data: known)
         } else if let cached = try? await store.predictResult(timeline: timelineId) {
             // A result of an earlier run: read on the player's request, after the dialog is shown.
-            await overlays.post(overlayId, key: "UPDATE_COUTER", data: cached)
+            overlays.post(overlayId, key: "UPDATE_COUTER", data: cached)
         }
-        await handle(.opened(timelineId: timelineId))
+        handle(.opened(timelineId: timelineId))
         return PredictOpenResult(overlayId: overlayId, timelineId: timelineId, kind: overlay.kind.rawValue).json
     }
 
     /// `recall-overlay` of a predict/lucky timeline: its button goes away.
-    func recall(timelineId: String) async { await handle(.recall(timelineId: timelineId)) }
+    func recall(timelineId: String) { handle(.recall(timelineId: timelineId)) }
 
     /// Leaving the room: every button is hidden and unopened timelines stop being tracked.
-    func removeAll() async { await handle(.removeAll) }
+    func removeAll() { handle(.removeAll) }
 
-    private func timerFired(_ generation: Int) async {
-        guard generation == timerGeneration else { return }
-        await handle(.timerFired)
+    private func saved(_ timelineId: String, failed: Bool) { handle(.resultSaved(timelineId: timelineId, failed: failed)) }
+
+    /// Feeds one input to the core and performs its effects, in order.
+    private func handle(_ input: PredictInput) {
+        for effect in core.handle(input, now: .now) { perform(effect) }
     }
 
-    private func saved(_ timelineId: String, failed: Bool) async { await handle(.resultSaved(timelineId: timelineId, failed: failed)) }
-
-    /// Feeds one input to the core and performs its effects, after those of the inputs before it.
-    private func handle(_ input: PredictInput) async {
-        let effects = core.handle(input, now: .now)
-        let turn = turns.take()
-        if turns.mustWait(turn) { await withCheckedContinuation { turns.wait(turn, $0) } }
-        for effect in effects { await perform(effect) }
-        turns.finish()?.resume()
-    }
-
-    private func perform(_ effect: PredictEffect) async {
+    private func perform(_ effect: PredictEffect) {
         switch effect {
         case .publish(let button):
-            await bus.publish(button.event)
+            bus.publish(button.event)
         case .status(let buttons):
-            await bus.setStatus("predict", .array(buttons.map(\.json)))
+            bus.setStatus("predict", .array(buttons.map(\.json)))
         case .cancelTracking(let overlay, let room, let reason):
-            await overlays.cancelTracking(overlay, room: room, reason: reason)
+            overlays.cancelTracking(overlay, room: room, reason: reason)
         case .recallDialogs(let timelineId):
-            await overlays.recall(timelineId: timelineId)
+            overlays.recall(timelineId: timelineId)
         case .post(let timelineId, let key, let data):
-            await overlays.post(timelineId: timelineId, key: key, data: data)
+            overlays.post(timelineId: timelineId, key: key, data: data)
         case .saveResult(let timelineId, let counts):
             save(timelineId, counts)
         case .resultNotSaved(let timelineId):
@@ -134,16 +123,12 @@ actor PredictManager {
                 failed = true
                 log.error("Cannot cache the predict result: \(error)", ["INTERACTIVE_TIMELINE_ID": timelineId])
             }
-            await self?.saved(timelineId, failed: failed)
+            self?.saved(timelineId, failed: failed)
         }
     }
 
     private func arm(_ deadline: ContinuousClock.Instant?) {
-        timerGeneration &+= 1
-        guard let deadline else { return }
-        let generation = timerGeneration
-        work.start { [weak self] in
-            await EventLoop.shared.sleep(until: deadline) { [weak self] in await self?.timerFired(generation) }
-        }
+        if let fadeTimer { EventLoop.shared.cancel(fadeTimer) }
+        fadeTimer = deadline.map { EventLoop.shared.schedule(at: $0) { [weak self] in self?.handle(.timerFired) } }
     }
 }

@@ -31,8 +31,13 @@ struct LiveSocketSettings: Sendable, Equatable {
         configuration.reconnect = reconnect
         configuration.tls = tls
         configuration.maxMessageBytes = Self.maxMessageBytes
+        configuration.reconnectAfterServerDisconnect = Self.serverDisconnectDelay
         return configuration
     }
+
+    /// After a server's DISCONNECT (a backend that shuts down gracefully sends it to every
+    /// client) the daemon connects again, the first attempt after 5 to 10 s (docs/ipc.md).
+    static let serverDisconnectDelay: Duration = .seconds(5)
 
     /// The largest message the daemon takes from the backend (and the most bytes of binary
     /// attachments one packet may carry). Overlays and results are small JSON; a larger message

@@ -12,7 +12,7 @@ extension RoomController {
     func startLive() async {
         guard let wanted = LiveSocketSettings(settings) else { return }
         if let socket, socketSettings == wanted {
-            if await socket.isConnected {
+            if socket.isConnected {
                 sendJoin()
             } else {
                 await socket.reconnectNow()
@@ -29,7 +29,7 @@ extension RoomController {
         log.info("Reconnecting the live connection of room \(current.mediaId): \(reason)", ["INTERACTIVE_MEDIA_ID": current.mediaId])
         current.state = .joining
         current.error = nil
-        await setRoom(current)
+        setRoom(current)
         if let socket, LiveSocketSettings(settings) == socketSettings {
             core.rejoinNeeded()
             await socket.reconnectNow()
@@ -45,11 +45,11 @@ extension RoomController {
     /// Leaves the server room; closes the connection (once pending acks went out, within a
     /// limit) unless another live room follows on it.
     func leaveLive(_ current: Room, keepSocket: Bool) async {
-        if let socket, await socket.isConnected {
-            try? await socket.emit("leave-room", [["mediaId": .string(current.mediaId), "userId": JSONValue(session.userId)]],
-                                   whenDisconnected: .fail)
+        if let socket, socket.isConnected {
+            _ = try? socket.emit("leave-room", [["mediaId": .string(current.mediaId), "userId": JSONValue(session.userId)]],
+                             whenDisconnected: .fail)
         }
-        core.rejoinNeeded()
+        core.leftOnConnection(current.mediaId)
         guard !keepSocket else { return }
         await tracking.drain(within: Self.ackDrainLimit)
         await closeSocket()
@@ -59,9 +59,11 @@ extension RoomController {
         socketGeneration += 1
         let generation = socketGeneration
         let log = self.log
+        // What the connection says reaches the room on the loop, as it is decoded: a state
+        // change or an event is handled before the next one is read.
         let client = SocketIOClient(
             configuration: wanted.configuration,
-            credentials: { [weak self] in await self?.credentials(wanted) ?? wanted.credentials(for: .anonymous) },
+            credentials: { [weak self] in self?.credentials(wanted) ?? wanted.credentials(for: .anonymous) },
             log: { level, message in
                 switch level {
                 case .error: log.error("Socket.IO: \(message)")
@@ -69,60 +71,49 @@ extension RoomController {
                 case .info: log.info("Socket.IO: \(message)")
                 case .debug: log.debug("Socket.IO: \(message)")
                 }
-            })
+            },
+            handler: { [weak self] update in self?.socketUpdate(update, generation: generation) })
         socket = client
         socketSettings = wanted
         if wanted.tls.insecure { log.warning("insecureTLS is on: the backend's certificate is not verified (development only)") }
-        // Unstructured: these two live as long as this connection, not the service, and
-        // `closeSocket` cancels them when the connection is replaced or closed. They prefer the
-        // loop, as the service's child tasks do (an unstructured task inherits no preference):
-        // otherwise their nonisolated steps (`Task.yield()`, `TrackingFeed.keepUp()`) would run on
-        // the cooperative pool, two thread hand-offs per backend event on the display path.
-        let loop = EventLoop.shared.taskExecutor
-        socketTasks = [
-            Task(executorPreference: loop) { await self.followStates(of: client, generation: generation) },
-            Task(executorPreference: loop) { await self.followEvents(of: client, generation: generation) },
-        ]
-        work.start { await client.connect() }
-    }
-
-    /// Follows one connection's states, on this actor (so each resumes on the loop, without a hop).
-    private func followStates(of client: SocketIOClient, generation: Int) async {
-        for await state in client.states { await socketStateChanged(state, generation: generation) }
-    }
-
-    /// Follows one connection's server events, on this actor: the backend's frame reaches the
-    /// room, the overlays and the event bus on the loop.
-    private func followEvents(of client: SocketIOClient, generation: Int) async {
-        for await event in client.events {
-            await socketEvent(event, generation: generation)
-            // One backend event per turn of the event loop: under a flood, local requests queued
-            // meanwhile are answered between two events instead of after the whole backlog.
-            await Task.yield()
-        }
+        client.connect()
     }
 
     func closeSocket() async {
-        guard socket != nil else { return }
-        socketTasks.forEach { $0.cancel() }
-        socketTasks = []
-        await tracking.setTransport(nil)
+        guard let closing = socket else { return }
+        tracking.setTransport(nil)
         socketGeneration += 1
-        if let socket { await socket.disconnect() }
         socket = nil
         socketSettings = nil
         core.connectionClosed()
         statusGate.reset()
-        await publishConnection(ConnectionStateEvent(state: "idle"))
+        publishConnection(ConnectionStateEvent(state: "idle"))
+        await closing.disconnect()
     }
 
-    private func credentials(_ wanted: LiveSocketSettings) -> SocketIOCredentials { wanted.credentials(for: session) }
+    private func credentials(_ wanted: LiveSocketSettings) -> SocketIOCredentials {
+        offeredToken = session.token
+        return wanted.credentials(for: session)
+    }
 
-    // MARK: Connection states
+    // MARK: What the connection says
 
-    private func socketStateChanged(_ state: SocketIOConnectionState, generation: Int) async {
-        guard generation == socketGeneration, let event = Self.linkEvent(state) else { return }
-        await perform(core.link(event, now: .now))
+    /// A state change or a server event of the connection of `generation` (a replaced
+    /// connection's are dropped).
+    private func socketUpdate(_ update: SocketIOClientUpdate, generation: Int) {
+        guard generation == socketGeneration else { return }
+        switch update {
+        case .state(let state): socketStateChanged(state)
+        case .event(let event): socketEvent(event)
+        case .carried(let mark): tracking.carried(upTo: mark)
+        }
+    }
+
+    private func socketStateChanged(_ state: SocketIOConnectionState) {
+        guard let event = Self.linkEvent(state) else { return }
+        perform(core.link(event, now: .now))
+        // A CONNECT_ERROR refusing a connection that carried the viewer's token is the token's.
+        if case .refused = event, let offeredToken { sessionRefused(token: offeredToken, source: "live connection") }
     }
 
     /// The Socket.IO client's state as the room core takes it; nil for `idle`.
@@ -159,141 +150,171 @@ extension RoomController {
             } catch {
                 return  // The connection went; the next one joins again.
             }
-            await self?.joinAcknowledged(mediaId: current.mediaId, socketId: socketId, acked: acked, generation: generation)
+            self?.joinAcknowledged(mediaId: current.mediaId, socketId: socketId, acked: acked, generation: generation)
         }
     }
 
-    private func joinAcknowledged(mediaId: String, socketId: String, acked: Bool, generation: Int) async {
+    private func joinAcknowledged(mediaId: String, socketId: String, acked: Bool, generation: Int) {
         guard generation == socketGeneration else { return }
-        await perform(core.joinAcknowledged(mediaId: mediaId, socketId: socketId, acked: acked))
+        perform(core.joinAcknowledged(mediaId: mediaId, socketId: socketId, acked: acked))
     }
 
     /// Requests the backend's answered timelines for this viewer (so they are not shown again),
     /// off the display path: the backend's events wait in `statusGate` until the reply or the
-    /// failure comes back (`interactiveStatusArrived`). A viewer not logged in has none to wait for.
+    /// failure comes back (`interactiveStatusArrived`), for `statusWaitMs` at most
+    /// (`statusWaitElapsed`). A viewer not logged in has none to wait for.
     private func requestInteractiveStatus(mediaId: String) {
         guard session.isLoggedIn, let api = try? BackendAPI(settings: settings, token: session.token) else {
             if statusGate.pendingRequest != nil {
                 statusGate.release()
-                work.start { [weak self] in await self?.drainHeld() }
+                drainHeld()
             }
             return
         }
         let request = statusGate.request()
+        statusInFlight = request
         let log = self.log
+        let viewer = session.answeredBucket
+        let started = ContinuousClock.now
+        let wait = Duration.milliseconds(settings.statusWaitMs)
+        EventLoop.shared.schedule(at: started + wait) { [weak self] in self?.statusWaitElapsed(request, mediaId: mediaId, wait: wait) }
         work.start { [weak self] in
             var answered: [String] = []
-            do {
+            do throws(BackendCallError) {
                 answered = try await api.interactiveStatus(mediaId: mediaId).answered
             } catch {
                 log.warning("Interactive status unavailable: \(error)", ["INTERACTIVE_MEDIA_ID": mediaId])
+                if case .refused = error, let token = api.requester.token {
+                    self?.sessionRefused(token: token, source: "interactive status")
+                }
             }
-            await self?.interactiveStatusArrived(request, answered: answered)
+            self?.interactiveStatusArrived(request, answered: answered, viewer: viewer, mediaId: mediaId,
+                                           after: started.duration(to: .now))
         }
     }
 
-    private func interactiveStatusArrived(_ request: Int, answered: [String]) async {
-        await overlays.addAnswered(answered)
-        if statusGate.arrived(request) { await drainHeld() }
+    /// The status of `request` came (or failed) `elapsed` after it was asked for: its answered
+    /// timelines count for `viewer` in `mediaId` only (a late reply of another room or viewer
+    /// changes nothing), a restored room's join may settle, and the events held for it are
+    /// handed back.
+    private func interactiveStatusArrived(_ request: Int, answered: [String], viewer: String, mediaId: String,
+                                          after elapsed: Duration) {
+        overlays.addAnswered(answered, viewer: viewer, mediaId: mediaId)
+        if statusInFlight == request { statusInFlight = nil }
+        let waiting = statusGate.heldCount
+        if statusGate.arrived(request) {
+            log.info("Interactive status of \(mediaId) arrived after \(BackendOutage.milliseconds(elapsed)) ms; "
+                     + "\(waiting) backend events waited for it", ["INTERACTIVE_MEDIA_ID": mediaId])
+            drainHeld()
+        }
+        settleRestoreAttempt()
     }
 
-    /// Hands back the events held for the interactive status, in order, one at a time; events
-    /// that arrive meanwhile queue behind them. One drainer at a time keeps the order.
-    private func drainHeld() async {
-        guard !drainingHeld else { return }
-        drainingHeld = true
-        while let next = statusGate.next() { await dispatch(next) }
-        drainingHeld = false
-        for waiter in drainWaiters { waiter.resume() }
-        drainWaiters = []
+    /// `statusWaitMs` passed since `request`: if it is still pending, the events do not wait for
+    /// it any longer (its answered timelines still count when it comes).
+    private func statusWaitElapsed(_ request: Int, mediaId: String, wait: Duration) {
+        guard statusGate.pendingRequest == request, statusGate.isWaiting else { return }
+        log.info("Interactive status of \(mediaId) not there after \(BackendOutage.milliseconds(wait)) ms (statusWaitMs): "
+                 + "\(statusGate.heldCount) backend events go on without it", ["INTERACTIVE_MEDIA_ID": mediaId])
+        statusGate.release()
+        drainHeld()
+    }
+
+    /// Hands back the events held for the interactive status, in order.
+    private func drainHeld() {
+        while let next = statusGate.next() { dispatch(next) }
     }
 
     // MARK: Server events
 
-    private func socketEvent(_ event: SocketIOEvent, generation: Int) async {
-        guard generation == socketGeneration else { return }
-        if let token = event.ackToken { try? await socket?.ack(token, []) }
-        guard let room, room.mode == .live, room.isActive, let payload = event.args.first else { return }
+    private func socketEvent(_ event: SocketIOEvent) {
+        if let token = event.ackToken { try? socket?.ack(token, []) }
+        // Each event belongs to the server room it was sent for (`RoomCore.eventsRoom`): after a
+        // media change on this connection, what arrives before the new room's join-room ack is
+        // the old room's, and is never shown or answered in the new one.
+        guard let room, room.mode == .live, room.isActive, let arrivalRoom = core.arrivalRoom, let payload = event.args.first else { return }
         let arrival: BackendArrival
         if event.name == "overlay" || event.name == "ex-overlay" {
-            guard let overlay = await overlayArrived(payload, receivedAt: Timestamp.nowMs(), room: room) else { return }
+            guard let overlay = overlayArrived(payload, byteBound: event.byteCount, receivedAt: Timestamp.nowMs(), room: arrivalRoom) else {
+                return
+            }
             arrival = overlay
         } else {
-            arrival = .event(event)
+            arrival = .event(event, room: arrivalRoom)
         }
-        guard !statusGate.admit(arrival, isOverlay: arrival.isOverlay) else { return await dispatch(arrival) }
-        guard statusGate.overflowed else { return }
-        if statusGate.isWaiting {
-            log.warning("Interactive status still pending with \(statusGate.heldCount) backend events waiting; not waiting for it",
-                        ["INTERACTIVE_MEDIA_ID": room.mediaId])
-            statusGate.release()
-            await drainHeld()
-        } else if drainingHeld {
-            // The stream waits for the held events to be handed back (local work, never REST).
-            await withCheckedContinuation { drainWaiters.append($0) }
-        }
+        guard !statusGate.admit(arrival, isOverlay: arrival.isOverlay) else { return dispatch(arrival) }
+        guard statusGate.overflowed, statusGate.isWaiting else { return }
+        log.warning("Interactive status still pending with \(statusGate.heldCount) backend events waiting; not waiting for it",
+                    ["INTERACTIVE_MEDIA_ID": room.mediaId])
+        statusGate.release()
+        drainHeld()
     }
 
     /// Handles an event from the backend, now or after the interactive status.
-    private func dispatch(_ arrival: BackendArrival) async {
+    private func dispatch(_ arrival: BackendArrival) {
         let event: SocketIOEvent
         switch arrival {
         case .overlay(let overlay, let receivedAt, let room):
-            return await route(overlay, receivedAt: receivedAt, room: room)
-        case .event(let held):
+            return route(overlay, receivedAt: receivedAt, room: room)
+        case .event(let held, let arrivedIn):
+            guard room?.key == arrivedIn, leavingRoom != arrivedIn else {
+                log.debug("Dropping backend event \(held.name) of room \(arrivedIn.mediaId), which is left")
+                return
+            }
             event = held
         }
         guard let room, room.mode == .live, room.isActive, let payload = event.args.first else { return }
         switch event.name {
         case "update-result":
             guard let timelineId = payload["timelineId"]?.idString else { return }
-            await overlays.post(timelineId: timelineId, key: "UPDATE_DATA_INTERACTIVE", data: payload["data"] ?? .null)
+            overlays.post(timelineId: timelineId, key: "UPDATE_DATA_INTERACTIVE", data: payload["data"] ?? .null)
         case "recall-overlay":
             guard let timelineId = payload["timelineId"]?.idString else { return }
-            await overlays.recall(timelineId: timelineId)
-            await predict.recall(timelineId: timelineId)
+            overlays.recall(timelineId: timelineId)
+            predict.recall(timelineId: timelineId)
         case "predict-result":
-            await predict.result(payload)
+            predict.result(payload)
         case "action-button-predict":
-            await predict.buttonData(payload)
+            predict.buttonData(payload)
         default:
             log.debug("Ignoring backend event \(event.name)")
         }
     }
 
-    /// An overlay arrived: its trace lock is told at once; its routing may wait for the
-    /// interactive status. The room may change meanwhile: the overlay stays this room's.
-    private func overlayArrived(_ payload: JSONValue, receivedAt: Int64, room: Room) async -> BackendArrival? {
-        guard let overlay = IncomingOverlay(payload: payload) else {
+    /// An overlay arrived for `room`: its trace lock is told at once; its routing may wait for
+    /// the interactive status. The room may change meanwhile: the overlay stays this room's.
+    private func overlayArrived(_ payload: JSONValue, byteBound: Int?, receivedAt: Int64, room: RoomKey) -> BackendArrival? {
+        guard let overlay = IncomingOverlay(payload: payload, byteBound: byteBound) else {
             log.warning("Ignoring an overlay without timelineId, or with a timeline or tracking id over \(IncomingOverlay.maxIdBytes) bytes",
                         ["INTERACTIVE_MEDIA_ID": room.mediaId])
             return nil
         }
         if overlay.traceLock, let socket {
             // Sent with or without a tracking id: the lock is the timeline's, not tracking's.
-            try? await socket.emit("receive-message", [[
+            _ = try? socket.emit("receive-message", [[
                 "trackingId": JSONValue(overlay.trackingId), "timelineId": .string(overlay.timelineId),
                 "mediaId": .string(room.mediaId), "socketId": JSONValue(core.socketId), "receivedAt": .number(Double(receivedAt)),
             ]])
         }
-        return .overlay(overlay, receivedAt: receivedAt, room: RoomKey(mediaId: room.mediaId, mode: .live))
+        return .overlay(overlay, receivedAt: receivedAt, room: room)
     }
 
     // MARK: Player
 
     /// `player.state` in a live room: forwarded to the backend as `ckst`.
-    func playerState(state: String, position: Double?) async {
+    func playerState(state: String, position: Double?) {
         guard let room, room.mode == .live, room.isActive, let socket else { return }
-        try? await socket.emit("ckst", [["mediaId": .string(room.mediaId), "state": .string(state), "position": JSONValue(position)]],
+        _ = try? socket.emit("ckst", [["mediaId": .string(room.mediaId), "state": .string(state), "position": JSONValue(position)]],
                                whenDisconnected: .fail)
     }
 }
 
-/// An event from the backend as the room handles it: an overlay (parsed at arrival, of the room
-/// it arrived in) or any other event (checked against the room when handled).
+/// An event from the backend as the room handles it, with the room it arrived in
+/// (`RoomCore.eventsRoom`): an overlay (parsed at arrival) or any other event (dropped when
+/// handled if that room is no longer the current one, or is being left).
 enum BackendArrival {
     case overlay(IncomingOverlay, receivedAt: Int64, room: RoomKey)
-    case event(SocketIOEvent)
+    case event(SocketIOEvent, room: RoomKey)
 
     var isOverlay: Bool {
         if case .overlay = self { return true }

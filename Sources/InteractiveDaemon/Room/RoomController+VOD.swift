@@ -4,8 +4,8 @@ import JSONValue
 /// A loaded VOD scenario and its clock.
 struct VODPlayback: Sendable {
     let mediaId: String
-    /// ACTIVE timelines with a valid time.
-    let overlays: [IncomingOverlay]
+    /// ACTIVE timelines with a valid time, as JSON read when they fire.
+    let timelines: [VODTimeline]
     var clock: VODClock
 }
 
@@ -22,49 +22,35 @@ extension RoomController {
             outcome = .failure(error)
         }
         var effects: [RoomEffect] = []
-        if core.scenarioLoaded(mediaId: current.mediaId, outcome.map(\.overlays.count), into: &effects), case .success(let playback) = outcome {
+        if core.scenarioLoaded(mediaId: current.mediaId, outcome.map(\.timelines.count), into: &effects), case .success(let playback) = outcome {
             vod = playback
         }
-        await perform(effects)
+        perform(effects)
     }
 
     private func loadScenario(api: BackendAPI, mediaId: String) async throws(RPCError) -> VODPlayback {
-        let reply: JSONValue
+        let scenario: VODScenarioReply
         do {
-            reply = try await api.vodScenario(mediaId: mediaId, os: settings.os ?? "")
+            scenario = try await api.vodScenario(mediaId: mediaId, os: settings.os ?? "")
         } catch {
+            if case .refused = error, let token = api.requester.token { sessionRefused(token: token, source: "VOD scenario") }
             throw error.rpcError(notFound: .scenarioUnavailable)
         }
-        guard let timelines = reply["timelines"]?.arrayValue else {
-            throw RPCError.daemon(.scenarioUnavailable, "the VOD scenario of \(mediaId) has no timelines array")
+        for skip in scenario.skips { log.warning(skip, ["INTERACTIVE_MEDIA_ID": mediaId]) }
+        if scenario.skippedCount > scenario.skips.count {
+            log.warning("Skipped \(scenario.skippedCount - scenario.skips.count) more VOD timelines", ["INTERACTIVE_MEDIA_ID": mediaId])
         }
-        var overlays: [IncomingOverlay] = []
-        var times: [Double] = []
-        for timeline in timelines where timeline["showStatus"]?.stringValue == "ACTIVE" {
-            let name = timeline["timelineId"]?.idString ?? "(no timelineId)"
-            guard let text = timeline["time"]?.stringValue ?? timeline["time"]?.idString, let seconds = VODClock.parseTime(text) else {
-                log.warning("Skipping VOD timeline \(name): malformed time \(timeline["time"]?.jsonText ?? "null")",
-                            ["INTERACTIVE_MEDIA_ID": mediaId, "INTERACTIVE_TIMELINE_ID": name])
-                continue
-            }
-            guard let overlay = IncomingOverlay(payload: timeline) else {
-                log.warning("Skipping a VOD timeline without timelineId, or with an id over \(IncomingOverlay.maxIdBytes) bytes",
-                            ["INTERACTIVE_MEDIA_ID": mediaId])
-                continue
-            }
-            overlays.append(overlay)
-            times.append(seconds)
-        }
-        return VODPlayback(mediaId: mediaId, overlays: overlays, clock: VODClock(times: times))
+        return VODPlayback(mediaId: mediaId, timelines: scenario.timelines, clock: VODClock(times: scenario.timelines.map(\.seconds)))
     }
 
     /// `player.time`: in a VOD room, fires the timelines the clock passed.
-    func playerTime(_ seconds: Double) async {
+    func playerTime(_ seconds: Double) {
         guard let room, room.mode == .vod, room.state == .joined, var playback = vod, playback.mediaId == room.mediaId else { return }
         let firing = playback.clock.report(seconds)
         vod = playback
         for index in firing {
-            await route(playback.overlays[index], receivedAt: Timestamp.nowMs(), room: RoomKey(mediaId: room.mediaId, mode: .vod))
+            guard let overlay = playback.timelines[index].overlay else { continue }
+            route(overlay, receivedAt: Timestamp.nowMs(), room: RoomKey(mediaId: room.mediaId, mode: .vod))
         }
     }
 }

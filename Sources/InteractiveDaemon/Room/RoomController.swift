@@ -7,9 +7,8 @@ import SocketIO
 /// joined → left or error), the live connection, and routes what the backend sends to the
 /// overlay and predict managers. Live specifics are in RoomController+Live.swift, VOD in
 /// RoomController+VOD.swift.
-actor RoomController {
-    /// Pinned to the event loop: the display path runs on one thread, without a hop.
-    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
+@LoopActor
+final class RoomController {
 
     let bus: EventBus
     let log: Logger
@@ -33,24 +32,32 @@ actor RoomController {
     var socket: SocketIOClient?
     var socketSettings: LiveSocketSettings?
     var socketGeneration = 0
-    var socketTasks: [Task<Void, Never>] = []
+    /// The token the live connection's last attempt offered (nil: anonymous). Secret.
+    var offeredToken: String?
     /// The backend's interactive status, requested with each join-room: the backend's events
     /// wait in it from the first overlay on, so a timeline answered elsewhere is not shown right
     /// at the join (RoomController+Live.swift).
     var statusGate = InteractiveStatusGate<BackendArrival>()
-    /// Whether held events are being handed back, and the event stream waiting for that to end.
-    var drainingHeld = false
-    var drainWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The connection attempts, join-room acks and status requests, run as child tasks of `run()`.
-    let work = ChildTasks(preferring: EventLoop.shared.taskExecutor)
+    /// The interactive status request under way, until its reply (or failure) came: the gate
+    /// may stop waiting for it sooner (`statusWaitMs`); while it is under way, a restored room's
+    /// join has not settled.
+    var statusInFlight: Int?
+    /// The room being left now: what the backend sends for it meanwhile is dropped, so that none
+    /// of it (a predict button, a result) reaches the next room.
+    var leavingRoom: RoomKey?
+    /// The join-room acks and status requests, run as child tasks of `run()`.
+    let work = ChildTasks()
+
+    /// The kept room being joined again at start, until its join settled (RoomController+Recovery.swift).
+    var restoreAttempt: Room?
 
     /// emit-ack tracking of live overlays.
-    let tracking: TrackingService
+    let tracking: Tracker
     // VOD state (RoomController+VOD.swift).
     var vod: VODPlayback?
 
-    init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, predict: PredictManager, tracking: TrackingService,
-         settings: Settings, playback: PlaybackManager) async {
+    init(bus: EventBus, log: Logger, store: Store, overlays: OverlayManager, predict: PredictManager, tracking: Tracker,
+         settings: Settings, playback: PlaybackManager) {
         self.tracking = tracking
         self.playback = playback
         self.predict = predict
@@ -59,12 +66,12 @@ actor RoomController {
         self.store = store
         self.overlays = overlays
         self.settings = settings
-        await bus.setStatus("session", session.publicState.json)
-        await bus.setStatus("room", .null)
-        await bus.setStatus("overlays", .array([]))
-        await bus.setStatus("predict", .array([]))
-        await predict.setTenant(settings.tenant)
-        await publishConnection(ConnectionStateEvent(state: "idle"), event: false)
+        bus.setStatus("session", session.publicState.json, observerValue: session.publicState.observed.json)
+        bus.setStatus("room", .null)
+        bus.setStatus("overlays", .array([]))
+        bus.setStatus("predict", .array([]))
+        predict.setTenant(settings.tenant)
+        publishConnection(ConnectionStateEvent(state: "idle"), event: false)
     }
 
     /// Runs the room's background work (connecting, join-room acks, interactive status
@@ -87,6 +94,13 @@ actor RoomController {
         return session.publicState.json
     }
 
+    /// The backend refused `token` (`source`: which call): the session is expired, unless the
+    /// viewer logged in again since.
+    func sessionRefused(token: String, source: String) {
+        // Said at once, in the turn that learned it (an expiry keeps nothing and reconnects nothing).
+        for effect in sessionCore.refused(token: token, source: source) { _ = performNow(effect) }
+    }
+
     /// The session kept from the previous run (RoomController+Recovery.swift), before any room.
     func restore(session kept: ViewerSession?) async {
         await perform(sessionCore.restore(kept, room: room))
@@ -94,7 +108,20 @@ actor RoomController {
 
     /// Performs what the session core decided, in order.
     private func perform(_ effects: [SessionEffect]) async {
-        for effect in effects {
+        for effect in effects where !performNow(effect) {
+            switch effect {
+            case .keep:
+                await keepSession(sessionCore.kept)
+            case .reconnectLive(let reason):
+                await reconnectLive(reason: reason)
+            case .log, .loginRequired, .publish, .playback:
+                break
+            }
+        }
+    }
+
+    /// Performs an effect that takes no wait; false for one that does (the caller awaits it).
+    private func performNow(_ effect: SessionEffect) -> Bool {
             switch effect {
             case .log(.loggedIn(let userId)):
                 log.info("Viewer \(userId) logged in", ["INTERACTIVE_USER_ID": userId])
@@ -102,18 +129,22 @@ actor RoomController {
                 log.info("Viewer \(previous ?? "(anonymous)") logged out", previous.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
             case .log(.restored(let userId)):
                 log.info("Viewer session restored", userId.map { ["INTERACTIVE_USER_ID": $0] } ?? [:])
-            case .keep:
-                await keepSession(sessionCore.kept)
+            case .log(.expired(let userId, let source)):
+                log.warning("The backend refused the session of viewer \(userId ?? "(unknown)") (\(source)): log in again",
+                            userId.map { ["INTERACTIVE_USER_ID": $0] } ?? [:], id: .sessionExpired)
+            case .loginRequired:
+                bus.publish(LoginRequiredEvent.expired)
             case .publish:
                 let state = session.publicState
-                await bus.publish(state, section: "session", status: state.json)
-                await overlays.setContext(roomContext)
+                bus.publish(state, section: "session", status: state.json, observerEvent: state.observed,
+                            observerStatus: state.observed.json)
+                overlays.setContext(roomContext)
             case .playback:
-                await playback.sessionChanged(session)
-            case .reconnectLive(let reason):
-                await reconnectLive(reason: reason)
+                playback.sessionChanged(session)
+            case .keep, .reconnectLive:
+                return false
             }
-        }
+            return true
     }
 
     // MARK: Room
@@ -138,11 +169,11 @@ actor RoomController {
         case .stay(nil):
             return
         case .stay(let updated?):
-            await setRoom(updated)
+            setRoom(updated)
             await keepRoom()
         case .enter(let fresh, let leaving):
             if let leaving { await leaveRoom(leaving, nextMode: mode) }
-            await setRoom(fresh)
+            setRoom(fresh)
             log.info("Joining room \(mediaId) (\(mode.rawValue))", ["INTERACTIVE_MEDIA_ID": mediaId, "INTERACTIVE_MODE": mode.rawValue])
             await keepRoom()
             switch mode {
@@ -162,40 +193,43 @@ actor RoomController {
 
     private func leaveRoom(_ current: Room, nextMode: RoomMode?) async {
         log.info("Leaving room \(current.mediaId) (\(current.mode.rawValue))", ["INTERACTIVE_MEDIA_ID": current.mediaId], id: .roomLeft)
+        leavingRoom = current.key
+        defer { leavingRoom = nil }
         // Overlays first, so that their tracking sessions close on the connection still open.
-        await overlays.removeAll()
-        await predict.removeAll()
+        overlays.removeAll()
+        predict.removeAll()
         switch current.mode {
         case .live: await leaveLive(current, keepSocket: nextMode == .live)
         case .vod: vod = nil
         }
-        await setRoom(RoomCore.left(current))
+        setRoom(RoomCore.left(current))
     }
 
     /// Publishes a room change, updates the overlay context and wakes `room.join` callers.
-    func setRoom(_ updated: Room) async {
+    func setRoom(_ updated: Room) {
         var effects: [RoomEffect] = []
         core.set(updated, into: &effects)
-        await perform(effects)
+        perform(effects)
     }
 
     /// Performs what the room core decided, in order.
-    func perform(_ effects: [RoomEffect]) async {
+    func perform(_ effects: [RoomEffect]) {
         for effect in effects {
             switch effect {
             case .room(let updated, let changed):
-                await overlays.setContext(roomContext)
-                if changed { await bus.publish(updated.event, section: "room", status: updated.json) }
+                overlays.setContext(roomContext)
+                if changed { bus.publish(updated.event, section: "room", status: updated.json) }
                 if updated.state != .joining {
                     for waiter in joinWaiters.values { waiter.resume() }
                     joinWaiters.removeAll()
                 }
+                settleRestoreAttempt()
             case .connection(let state):
-                await publishConnection(state)
+                publishConnection(state)
             case .context:
-                await overlays.setContext(roomContext)
+                overlays.setContext(roomContext)
             case .transport(let connected):
-                await tracking.setTransport(connected ? socket.map(LiveAckTransport.init) : nil)
+                tracking.setTransport(connected ? socket.map { LiveAckTransport(socket: $0) } : nil)
             case .sendJoin:
                 sendJoin()
             case .log(let line):
@@ -204,19 +238,14 @@ actor RoomController {
         }
     }
 
+    /// Waits until the room is no longer joining, or `timeoutMs` (nil: without a limit).
     private func waitForRoom(timeoutMs: Int?) async {
         guard room?.state == .joining else { return }
         let id = nextWaiter
         nextWaiter += 1
-        await withTaskGroup(of: Void.self) { group in
-            if let timeoutMs {
-                group.addTask {
-                    await EventLoop.shared.sleep(for: .milliseconds(timeoutMs)) { await self.wakeWaiter(id) }
-                }
-            }
-            await withCheckedContinuation { joinWaiters[id] = $0 }
-            group.cancelAll()
-        }
+        let timer = timeoutMs.map { timeout in EventLoop.shared.schedule(after: .milliseconds(timeout)) { [weak self] in self?.wakeWaiter(id) } }
+        await withCheckedContinuation { joinWaiters[id] = $0 }
+        if let timer { EventLoop.shared.cancel(timer) }
     }
 
     private func wakeWaiter(_ id: Int) { joinWaiters.removeValue(forKey: id)?.resume() }
@@ -231,13 +260,15 @@ actor RoomController {
 
     /// New settings: contexts follow; a live connection whose parameters changed is rebuilt.
     func settingsChanged(_ updated: Settings) async {
-        if updated.deviceClass != settings.deviceClass { await tracking.updateDeviceClass(updated.deviceClass) }
+        if updated.deviceClass != settings.deviceClass { tracking.updateDeviceClass(updated.deviceClass) }
         if (updated.viewportWidth, updated.viewportHeight) != (settings.viewportWidth, settings.viewportHeight) {
-            await tracking.updateViewport(width: updated.viewportWidth, height: updated.viewportHeight)
+            tracking.updateViewport(width: updated.viewportWidth, height: updated.viewportHeight)
         }
+        let rememberChanged = updated.rememberSession != settings.rememberSession
         settings = updated
-        await predict.setTenant(updated.tenant)
-        await overlays.setContext(roomContext)
+        if rememberChanged { await keepSession(sessionCore.kept) }
+        predict.setTenant(updated.tenant)
+        overlays.setContext(roomContext)
         if let room, room.mode == .live, room.isActive, LiveSocketSettings(updated) != socketSettings {
             await reconnectLive(reason: "configuration changed")
         }
@@ -254,6 +285,7 @@ actor RoomController {
         do {
             return try await api.interactiveStatus(mediaId: mediaId).reply
         } catch {
+            if case .refused = error, let token = api.requester.token { sessionRefused(token: token, source: "interactive status") }
             throw error.rpcError()
         }
     }
@@ -280,33 +312,34 @@ actor RoomController {
 
     /// Routes an overlay that arrived in `room` by kind: minigames to the screen, predict and
     /// lucky to their buttons.
-    func route(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) async {
+    func route(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey) {
         switch overlay.kind {
-        case .minigame: await overlays.offer(overlay, receivedAt: receivedAt, room: room)
-        case .predict, .lucky: await predict.offer(overlay, receivedAt: receivedAt, room: room)
+        case .minigame: overlays.offer(overlay, receivedAt: receivedAt, room: room)
+        case .predict, .lucky: predict.offer(overlay, receivedAt: receivedAt, room: room)
         }
     }
 
     /// `player.viewport`: the video area, for tracking's clientContext.
-    func playerViewport(width: Int, height: Int) async {
-        await tracking.updateViewport(width: width, height: height)
+    func playerViewport(width: Int, height: Int) {
+        tracking.updateViewport(width: width, height: height)
     }
 
     /// A local connection went away: overlays it owned are hidden.
-    func clientDisconnected(_ connection: Int) async {
-        await overlays.clientDisconnected(connection)
+    func clientDisconnected(_ connection: Int) {
+        overlays.clientDisconnected(connection)
     }
 
     /// Stops the room for a daemon shutdown: leaves the live room and closes the connection.
     func shutdown() async {
         if let room, room.mode == .live, room.isActive { await leaveLive(room, keepSocket: false) }
+        await endRestoreAttempt()
     }
 
-    func publishConnection(_ state: ConnectionStateEvent, event: Bool = true) async {
+    func publishConnection(_ state: ConnectionStateEvent, event: Bool = true) {
         if event {
-            await bus.publish(state, section: "connection", status: state.data)
+            bus.publish(state, section: "connection", status: state.data)
         } else {
-            await bus.setStatus("connection", state.data)
+            bus.setStatus("connection", state.data)
         }
     }
 }

@@ -42,6 +42,13 @@ struct RoomCore: Sendable {
     /// The connection on which join-room was last sent for the current room.
     private(set) var joinSentOnSocket: String?
     private(set) var outage = BackendOutage()
+    /// The media whose server room the backend's events on this connection belong to (nil: none
+    /// yet). The server sends in order on one connection, so after a `leave-room` what arrives
+    /// before the next room's `join-room` ack is the old room's (`eventsRoom` stays on it);
+    /// on a new connection the socket is in no other room.
+    private(set) var eventsRoom: String?
+    /// `leave-room` was sent on this connection and the next room's `join-room` ack is awaited.
+    private var awaitingJoinAfterLeave = false
 
     // MARK: The room
 
@@ -50,6 +57,7 @@ struct RoomCore: Sendable {
         let changed = room?.state != updated.state || room?.mediaId != updated.mediaId || room?.fanclub != updated.fanclub
             || room?.error != updated.error
         room = updated
+        if updated.mode == .live, updated.isActive, socketId != nil, !awaitingJoinAfterLeave { eventsRoom = updated.mediaId }
         effects.append(.room(updated, changed: changed))
     }
 
@@ -126,11 +134,25 @@ struct RoomCore: Sendable {
         socketId = nil
         everConnected = false
         joinSentOnSocket = nil
+        eventsRoom = nil
+        awaitingJoinAfterLeave = false
         outage.reset()
     }
 
     /// The connection will be made again (new credentials): join-room goes again on it.
     mutating func rejoinNeeded() { joinSentOnSocket = nil }
+
+    /// `leave-room` of `mediaId` was sent on the connection, which carries the next live room:
+    /// until that room's `join-room` is acknowledged, what the server sends is the old room's.
+    mutating func leftOnConnection(_ mediaId: String) {
+        joinSentOnSocket = nil
+        guard socketId != nil else { return }
+        eventsRoom = mediaId
+        awaitingJoinAfterLeave = true
+    }
+
+    /// The room a backend event arriving now belongs to (nil: none, it is dropped).
+    var arrivalRoom: RoomKey? { eventsRoom.map { RoomKey(mediaId: $0, mode: .live) } }
 
     /// What the live connection reports at `now`.
     mutating func link(_ event: BackendLinkEvent, now: ContinuousClock.Instant) -> [RoomEffect] {
@@ -151,6 +173,10 @@ struct RoomCore: Sendable {
         case .connected(let id):
             socketId = id
             everConnected = true
+            // A new connection is in no server room yet: the backend's events on it are the
+            // current room's (join-room follows at once).
+            awaitingJoinAfterLeave = false
+            eventsRoom = room.flatMap { $0.mode == .live && $0.isActive ? $0.mediaId : nil }
             let ended = outage.connected(at: now)
             effects.append(.log(.connected(socketId: id, outage: ended?.duration, failedAttempts: ended?.failures ?? 0)))
             effects.append(.connection(ConnectionStateEvent(state: "connected", socketId: id)))
@@ -194,6 +220,9 @@ struct RoomCore: Sendable {
     mutating func joinAcknowledged(mediaId: String, socketId: String, acked: Bool) -> [RoomEffect] {
         guard self.socketId == socketId, var current = room, current.mediaId == mediaId, current.mode == .live,
               current.state == .joining else { return [] }
+        // From the ack on, the server's events are the new room's.
+        awaitingJoinAfterLeave = false
+        eventsRoom = mediaId
         var effects: [RoomEffect] = []
         if !acked { effects.append(.log(.joinNotAcked(mediaId: mediaId))) }
         current.state = .joined
@@ -208,6 +237,8 @@ struct RoomCore: Sendable {
         effects.append(.transport(connected: false))
         socketId = nil
         joinSentOnSocket = nil
+        eventsRoom = nil
+        awaitingJoinAfterLeave = false
         effects.append(.context)
         if var current = room, current.mode == .live, current.state == .joined {
             current.state = .joining

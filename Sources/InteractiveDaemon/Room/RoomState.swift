@@ -23,4 +23,6 @@ struct Room: Sendable, Equatable {
     var json: JSONValue { event.data }
 
     var isActive: Bool { state == .joining || state == .joined }
+
+    var key: RoomKey { RoomKey(mediaId: mediaId, mode: mode) }
 }

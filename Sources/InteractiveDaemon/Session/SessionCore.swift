@@ -11,6 +11,8 @@ enum SessionEffect: Sendable, Equatable {
     case playback
     /// Make the live room's connection again, so that it carries the new token.
     case reconnectLive(reason: String)
+    /// Publish `login.required` with reason `expired`.
+    case loginRequired
 }
 
 /// A log line the session core asks for (info). User ids only: never a token.
@@ -19,6 +21,8 @@ enum SessionLogLine: Sendable, Equatable {
     /// `userId`: the viewer who was logged in, nil if nobody was.
     case loggedOut(userId: String?)
     case restored(userId: String?)
+    /// `source`: what refused the token (a REST call, the live connection).
+    case expired(userId: String?, source: String)
 }
 
 /// The viewer's session as a pure state machine: login, logout and the session kept from the
@@ -49,6 +53,16 @@ struct SessionCore: Sendable {
         guard let kept, room == nil, !session.isLoggedIn else { return [] }
         session = kept
         return [.log(.restored(userId: kept.userId)), .publish, .playback]
+    }
+
+    /// The backend refused `token` (a 401 or 403 from a REST call, or a refused CONNECT): the
+    /// session is expired, said once per expiry (`session.state`, `login.required`). A token
+    /// that is no longer the viewer's (a later login took its place) changes nothing, and nothing
+    /// retries: the viewer logs in again (`session.login` clears the expiry).
+    mutating func refused(token: String, source: String) -> [SessionEffect] {
+        guard session.token == token, !session.expired else { return [] }
+        session.expired = true
+        return [.log(.expired(userId: session.userId, source: source)), .publish, .loginRequired]
     }
 
     /// A login or logout: kept (or forgotten), told, and a live room not left reconnects with

@@ -21,7 +21,9 @@ final class SQLiteDatabase {
     init(path: String) throws(SQLiteError) {
         var db: OpaquePointer?
         // URI file names: a read-only store is attached as `file:…?immutable=1` (`readOnlyURI`).
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        // NOFOLLOW: a database path that is a symbolic link is refused (its -wal and -shm are
+        // checked by the store before it opens: StateDirectory).
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -98,6 +100,9 @@ final class SQLiteDatabase {
         }
         return "file:\(escaped)?mode=ro&immutable=1"
     }
+
+    /// Rows the last statement inserted, changed or deleted.
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 

@@ -1,7 +1,30 @@
 import JSONValue
 
-/// Answered timelines per viewer and media, and cached predict results.
+/// Answered timelines per viewer and media, and cached predict results, kept for 30 days and
+/// 10,000 rows of each at most (`prune`, at start and daily).
 extension Store {
+    /// How long an answered timeline or a predict result is kept.
+    static let keptForMs: Int64 = 30 * 86_400_000
+    /// The most rows of each table kept; past it the oldest go.
+    static let maxKeptRows = 10_000
+
+    /// Deletes the answered timelines and predict results older than `keptForMs` at `nowMs`,
+    /// then all but the newest `maxKeptRows` of each; returns how many rows went.
+    @discardableResult
+    func prune(nowMs: Int64) async throws -> Int {
+        try await recordingHealth {
+            var removed = 0
+            for table in ["answered", "predict_results"] {
+                try database.query("DELETE FROM \(table) WHERE at < ?", [.integer(nowMs - Self.keptForMs)])
+                removed += database.changes
+                try database.query("DELETE FROM \(table) WHERE rowid IN (SELECT rowid FROM \(table) ORDER BY at DESC LIMIT -1 OFFSET ?)",
+                                   [.integer(Int64(Self.maxKeptRows))])
+                removed += database.changes
+            }
+            return removed
+        }
+    }
+
     /// Timelines `viewer` answered for `media`.
     func answeredTimelines(viewer: String, media: String) throws -> Set<String> {
         let rows = try database.query("SELECT timeline FROM answered WHERE viewer = ? AND media = ?", [.text(viewer), .text(media)])

@@ -2,12 +2,11 @@ import JSONValue
 
 /// One change to tracking's tables.
 enum TrackingWrite: Sendable, Equatable {
-    /// An ack to deliver (an existing one with its key is kept) and its session's state in the
-    /// same transaction; nil state means the session finished and its row goes.
-    case ack(PendingAck, sessionState: JSONValue?, at: Int64)
+    /// An ack to deliver after a restart (an existing one with its key is kept).
+    case ack(PendingAck)
     /// An open session's state; nil deletes its row.
     case session(String, state: JSONValue?, at: Int64)
-    /// An ack the server took.
+    /// An ack delivered.
     case deleteAck(PendingAck)
 }
 
@@ -52,11 +51,10 @@ extension Store {
 
     private func perform(_ write: TrackingWrite) throws {
         switch write {
-        case .ack(let ack, let sessionState, let updated):
+        case .ack(let ack):
             try database.query("INSERT OR IGNORE INTO pending_acks (tracking_id, stage, payload, created) VALUES (?, ?, ?, ?)",
-                               [.text(ack.trackingId), .text(ack.stage.rawValue), .text(ack.payloadText),
+                               [.text(ack.trackingId), .text(ack.stage.rawValue), .text(String(decoding: ack.payload, as: UTF8.self)),
                                 .integer(ack.created)])
-            try writeTrackingSession(ack.trackingId, state: sessionState, at: updated)
         case .session(let trackingId, let state, let updated):
             try writeTrackingSession(trackingId, state: state, at: updated)
         case .deleteAck(let ack):

@@ -13,9 +13,13 @@ import Glibc
 /// event loop or the cooperative pool: callers reach it only by messages.
 ///
 /// A store that cannot be used as it is (damaged, a damaged write-ahead log, another program's
-/// schema, unreadable, not a regular file) is moved aside as `<name>.corrupt-<time>` and a fresh
-/// one is started. A read-only state directory, or one where even a fresh store cannot be made,
-/// leaves the store in memory. Either way the daemon runs, and `health` says what happened.
+/// schema, unreadable) is moved aside as `<name>.corrupt-<time>`, the viewer's session erased
+/// from it (`SessionScrub`), and a fresh one is started. A read-only state directory, or one
+/// where even a fresh store cannot be made, leaves the store in memory; so does a folder others
+/// may write in, or a store path that is not a regular file (a symbolic link, a FIFO, a
+/// directory: left as it is, never followed, changed or renamed). Either way the daemon runs,
+/// and `health` says what happened. Deleted rows are overwritten (`secure_delete`), and
+/// `truncateLog` empties the write-ahead log: a token forgotten is gone from the files.
 actor Store {
     nonisolated var unownedExecutor: UnownedSerialExecutor { BookkeepingExecutor.shared.asUnownedSerialExecutor() }
 
@@ -54,7 +58,15 @@ actor Store {
     init(directory: String, log: Logger) throws(StoreError) {
         try StateDirectory.prepare(directory)
         let path = directory + "/interactived.sqlite"
-        let opened = try Store.openOrReplace(path, directoryWritable: StateDirectory.isWritable(directory), log: log)
+        let opened: Opened
+        if let unsafe = StateDirectory.unsafeReason(directory) {
+            log.error("\(unsafe): the store runs in memory (nothing is kept across a restart) and nothing in the folder is read",
+                      ["INTERACTIVE_STORE_PATH": path])
+            opened = try Store.inMemory(copying: nil, problem: .unsafe, error: unsafe, log: log)
+        } else {
+            opened = try Store.openOrReplace(path, directoryWritable: StateDirectory.isWritable(directory), log: log)
+            Store.scrubMovedAside(in: directory, log: log)
+        }
         self.path = path
         database = opened.database
         corruptMovedTo = opened.movedAside
@@ -80,6 +92,11 @@ actor Store {
         let reason: String
     }
 
+    /// A store path is not a regular file: it is left as it is and the store runs in memory.
+    private struct NotRegular: Error {
+        let reason: String
+    }
+
     /// The store's write-ahead log has a damaged header: SQLite would ignore it (and what it
     /// holds) silently. The log alone is moved aside; the database itself is intact (a power cut
     /// while SQLite rewrote the header leaves exactly this) and is kept.
@@ -97,6 +114,10 @@ actor Store {
             return Opened(database: try open(path))
         } catch let error as Unusable {
             unusable = error
+        } catch let error as NotRegular {
+            log.error("The store cannot be used: \(error.reason), which is left as it is; the store runs in memory "
+                      + "and nothing is kept across a restart", ["INTERACTIVE_STORE_PATH": path])
+            return try inMemory(copying: nil, problem: .unsafe, error: error.reason, log: log)
         } catch is DamagedLog {
             return try openMovingLogAside(path, log: log)
         } catch {
@@ -121,7 +142,7 @@ actor Store {
         let aside = "\(path).corrupt-\(Timestamp.nowMs() / 1000)"
         let reported = aside + (suffixes.first ?? "")
         do {
-            for suffix in suffixes where StateDirectory.kind(of: path + suffix) != .missing {
+            for suffix in suffixes where StateDirectory.kind(of: path + suffix) == .regularFile {
                 try StateDirectory.move(path + suffix, to: aside + suffix)
             }
         } catch {
@@ -149,10 +170,12 @@ actor Store {
     /// Opens the file and checks it is an intact store of this schema (`Unusable` when not;
     /// other errors are SQLite's).
     private static func open(_ path: String) throws -> SQLiteDatabase {
-        switch StateDirectory.kind(of: path) {
-        case .missing, .regularFile: break
-        case .directory: throw Unusable(reason: "\(path) is a directory")
-        case .other(let what): throw Unusable(reason: "\(path) is \(what)")
+        for suffix in ["", "-wal", "-shm"] {
+            switch StateDirectory.kind(of: path + suffix) {
+            case .missing, .regularFile: break
+            case .directory: throw NotRegular(reason: "\(path + suffix) is a directory")
+            case .other(let what): throw NotRegular(reason: "\(path + suffix) is \(what)")
+            }
         }
         if StateDirectory.kind(of: path) == .regularFile, access(path, R_OK | W_OK) != 0 {
             throw Unusable(reason: "it cannot be read and written: \(StateDirectory.errorText())")
@@ -165,8 +188,7 @@ actor Store {
                 throw Unusable(reason: "its write-ahead log cannot be read: \(StateDirectory.errorText())")
             }
             guard WALHeader.isIntact(header) else { throw DamagedLog() }
-        case .directory: throw Unusable(reason: "its write-ahead log is a directory")
-        case .other(let what): throw Unusable(reason: "its write-ahead log is \(what)")
+        case .directory, .other: break  // refused above
         }
         let database: SQLiteDatabase
         do {
@@ -175,9 +197,9 @@ actor Store {
             guard error.code & 0xFF == SQLITE_CANTOPEN || error.isCorruption else { throw error }
             throw Unusable(reason: "\(error)")
         }
-        for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
+        for suffix in ["", "-wal", "-shm"] { StateDirectory.restrictToOwner(path + suffix) }
         do {
-            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;")
             let check = try database.query("PRAGMA quick_check")
             guard check.first?.first == "ok" else {
                 throw Unusable(reason: "damaged: " + check.compactMap { $0.first ?? nil }.joined(separator: "; "))
@@ -242,6 +264,28 @@ actor Store {
             let list = names.joined(separator: ", ")
             try database.execute("INSERT OR IGNORE INTO main.\(table) (\(list)) SELECT \(list) FROM previous.\(table)")
         }
+    }
+
+    /// Erases the viewer's session from every store moved aside in `directory` (this start's
+    /// and earlier ones': a store from before this rule kept it for ever).
+    private static func scrubMovedAside(in directory: String, log: Logger) {
+        for name in StateDirectory.names(in: directory) where name.hasPrefix("interactived.sqlite.corrupt-") {
+            let path = directory + "/" + name
+            guard StateDirectory.kind(of: path) == .regularFile else { continue }
+            if let erased = SessionScrub.scrub(path), erased > 0 {
+                log.notice("Erased the viewer's session from \(path), a store moved aside", ["INTERACTIVE_STORE_PATH": path])
+            }
+        }
+    }
+
+    // MARK: Secrets
+
+    /// Empties the write-ahead log into the database (`wal_checkpoint(TRUNCATE)`): with
+    /// `secure_delete` on, a deleted row (a forgotten session and its token) is then in neither
+    /// file. Called after a logout and at a graceful stop.
+    func truncateLog() {
+        guard health.persistent else { return }
+        _ = try? database.query("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     // MARK: Writes and health

@@ -12,6 +12,10 @@ struct StoreHealth: Sendable, Equatable {
         case full
         /// Another write error (I/O): writes fail until it clears.
         case writeFailed = "write-failed"
+        /// The state directory may be written by other users, or a store path is not a regular
+        /// file (a symbolic link, a FIFO, a directory): the store runs in memory, nothing in the
+        /// folder is touched.
+        case unsafe
     }
 
     let path: String
@@ -37,6 +41,7 @@ struct StoreHealth: Sendable, Equatable {
         case .readOnly?: notes.append("state directory read-only, nothing is kept across a restart")
         case .full?: notes.append("state directory full, writes are retried")
         case .writeFailed?: notes.append("store writes failing")
+        case .unsafe?: notes.append("state directory unsafe (writable by others, or a store path not a regular file), nothing is kept across a restart")
         case nil: break
         }
         return notes.isEmpty ? nil : notes.joined(separator: "; ")

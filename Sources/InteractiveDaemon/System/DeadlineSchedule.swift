@@ -20,6 +20,9 @@ struct DeadlineSchedule<Key: Hashable & Sendable>: Sendable {
 
     func contains(_ key: Key) -> Bool { deadlines[key] != nil }
 
+    /// `key`'s deadline, if it has one.
+    func deadline(of key: Key) -> ContinuousClock.Instant? { deadlines[key] }
+
     mutating func remove(_ key: Key) {
         deadlines.removeValue(forKey: key)
     }

@@ -53,6 +53,7 @@ public enum LogMessageID: String, Sendable, CaseIterable {
     case configSet = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a0f"
     case restartNeeded = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a10"
     case permissionDenied = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a11"
+    case sessionExpired = "5d2c8a0e6f1b4f0c9a3e7b2d1c4f6a12"
 }
 
 /// Structured logging: journald fields under systemd, readable lines on stderr otherwise.
@@ -108,7 +109,8 @@ public struct Logger: Sendable {
         guard priority <= minimumPriority else { return }
         // Messages and fields may carry a peer's text: one record stays one line, of bounded size.
         let message = PeerText.clipped(message(), limit: Logger.textLimit)
-        let fields = fields().mapValues { PeerText.clipped($0, limit: Logger.textLimit) }
+        // Sorted once, each value clipped as it is written.
+        let fields = fields().sorted { $0.key < $1.key }
         if usesJournal {
             sendToJournal(priority, message, fields, id: id)
         } else {
@@ -116,10 +118,10 @@ public struct Logger: Sendable {
         }
     }
 
-    private func sendToJournal(_ priority: LogPriority, _ message: String, _ fields: [String: String], id: LogMessageID?) {
+    private func sendToJournal(_ priority: LogPriority, _ message: String, _ fields: [(key: String, value: String)], id: LogMessageID?) {
         var entries = ["MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=\(identifier)"]
         if let id { entries.append("MESSAGE_ID=\(id.rawValue)") }
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { entries.append("\(key)=\(value)") }
+        for (key, value) in fields { entries.append("\(key)=\(PeerText.clipped(value, limit: Logger.textLimit))") }
         let buffers = entries.map { Array($0.utf8) }
         let result = withIOVectors(buffers) { vectors in sd_journal_sendv(vectors.baseAddress, Int32(vectors.count)) }
         if result < 0 { writeLine(priority, message, fields) }
@@ -138,7 +140,7 @@ public struct Logger: Sendable {
 
     /// `TIME PRIORITY message name=value name="value with spaces"`, built as bytes: the daemon
     /// writes a line or two per overlay, on the event loop.
-    private func writeLine(_ priority: LogPriority, _ message: String, _ fields: [String: String]) {
+    private func writeLine(_ priority: LogPriority, _ message: String, _ fields: [(key: String, value: String)]) {
         var line: [UInt8] = []
         line.reserveCapacity(256)
         line.append(contentsOf: Timestamp.rfc3339(Timestamp.nowMs()).utf8)
@@ -146,7 +148,8 @@ public struct Logger: Sendable {
         line.append(contentsOf: priority.label.utf8)
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: message.utf8)
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+        for (key, field) in fields {
+            let value = PeerText.clipped(field, limit: Logger.textLimit)
             line.append(UInt8(ascii: " "))
             Self.appendFieldName(key, to: &line)
             line.append(UInt8(ascii: "="))
@@ -162,11 +165,14 @@ public struct Logger: Sendable {
     /// A journal field's name as a stderr line shows it: lower case, without our `INTERACTIVE_`
     /// prefix (`INTERACTIVE_OVERLAY_ID` → `overlay_id`). Journal field names are ASCII.
     static func appendFieldName(_ key: String, to line: inout [UInt8]) {
-        let prefix = "INTERACTIVE_".utf8
-        var name = key.utf8[...]
-        if name.starts(with: prefix) { name = name.dropFirst(prefix.count) }
-        for byte in name { line.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte) }
+        var key = key
+        key.withUTF8 { name in
+            let skip = name.starts(with: ourPrefix) ? ourPrefix.count : 0
+            for byte in name[skip...] { line.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte) }
+        }
     }
+
+    private static let ourPrefix = Array("INTERACTIVE_".utf8)
 
     /// True when `$JOURNAL_STREAM` (`device:inode`) names the file stderr is connected to.
     static func stderrIsJournal(_ journalStream: String?) -> Bool {

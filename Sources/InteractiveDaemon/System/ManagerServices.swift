@@ -13,11 +13,11 @@ func run(until shutdown: ShutdownSignal, _ body: @escaping @Sendable () async ->
 }
 
 // The domain's managers as services of the daemon's `ServiceGroup`. Started in the order
-// tracking, overlays, predict, playback, (local API,) room — each needs the ones before it — they
-// stop in the reverse order: the room leaves the live room while tracking still delivers, and
-// tracking writes what is queued last.
+// tracking, overlays, predict, playback, (local API,) room, voice — each needs the ones before
+// it — they stop in the reverse order: the voice room is left first, the room leaves the live
+// room while tracking still delivers, and tracking writes what is queued last.
 
-extension TrackingService: Service {
+extension Tracker: Service {
     /// Runs until `shutdown`; then writes the events recorded and the writes queued.
     func run(until shutdown: ShutdownSignal) async {
         await InteractiveDaemon.run(until: shutdown, { await self.run() }, stopping: { await self.flushStore() })
@@ -40,7 +40,7 @@ extension PlaybackManager: Service {
     /// Runs until `shutdown`; then cancels the play requests in flight.
     func run(until shutdown: ShutdownSignal) async {
         await shutdown.wait()
-        cancelRequests()
+        await cancelRequests()
     }
 }
 
@@ -55,5 +55,13 @@ extension RoomController: Service {
                 group.addTask { await self.joinRestoredRoom() }
             }
         }, stopping: { await self.shutdown() })
+    }
+}
+
+extension VoiceManager: Service {
+    /// Runs until `shutdown`: the signalling connections; then leaves the voice room and waits
+    /// (bounded) for the media process to end (`shutdown()`).
+    func run(until shutdown: ShutdownSignal) async {
+        await InteractiveDaemon.run(until: shutdown, { await self.run() }, stopping: { await self.shutdown() })
     }
 }

@@ -11,9 +11,12 @@ enum ServiceStatusLine {
     /// Longest text taken from one value (an error message from the backend can be long).
     static let valueLimit = 120
 
-    static func compose(_ board: [String: JSONValue]) -> String {
+    static func compose(_ board: [String: JSONValue]) -> String { compose { board[$0] } }
+
+    /// The line from the sections `section` gives (each is asked for at most once).
+    static func compose(_ section: (String) -> JSONValue?) -> String {
         var parts: [String] = []
-        let room = board["room"]
+        let room = section("room")
         if let mediaId = room?["mediaId"]?.stringValue {
             let mode = room?["mode"]?.stringValue ?? "live"
             let state = room?["state"]?.stringValue ?? "?"
@@ -23,25 +26,26 @@ enum ServiceStatusLine {
         } else {
             parts.append("No room")
         }
-        let connection = board["connection"]?["state"]?.stringValue ?? "idle"
+        let connectionSection = section("connection")
+        let connection = connectionSection?["state"]?.stringValue ?? "idle"
         if connection != "idle" {
             var part = "backend \(connection)"
-            if connection == "reconnecting", let attempt = board["connection"]?["attempt"]?.intValue, attempt > 0 {
+            if connection == "reconnecting", let attempt = connectionSection?["attempt"]?.intValue, attempt > 0 {
                 part += " (attempt \(attempt))"
             }
             parts.append(part)
         }
-        let overlays = board["overlays"]?.arrayValue ?? []
+        let overlays = section("overlays")?.arrayValue ?? []
         if overlays.count == 1, let id = overlays[0]["overlayId"]?.stringValue {
             parts.append("overlay \(clean(id)) on screen")
         } else if overlays.count > 1 {
             parts.append("\(overlays.count) overlays on screen")
         }
-        let daemon = board["daemon"]
+        let daemon = section("daemon")
         let restart = (daemon?["restartNeeded"]?.arrayValue ?? []).compactMap(\.stringValue)
         if !restart.isEmpty { parts.append("restart needed to apply \(restart.joined(separator: ", "))") }
         if let rejected = daemon?["configError"]?.stringValue { parts.append("configuration file rejected: \(clean(rejected))") }
-        if let store = board["store"]?["summary"]?.stringValue { parts.append(clean(store)) }
+        if let store = section("store")?["summary"]?.stringValue { parts.append(clean(store)) }
         return parts.joined(separator: "; ")
     }
 

@@ -1,17 +1,19 @@
 import JSONValue
+import Runtime
+import SocketIO
 
-/// What became of one `emit-ack`.
-enum AckDelivery: Sendable {
-    /// The server acknowledged the emit.
-    case acked
-    /// No ack within the timeout while the connection stayed up.
-    case notAcked
-    /// The connection was down or dropped before the ack.
+/// Whether an `emit-ack` went out.
+enum AckSend: Sendable, Equatable {
+    /// Written on the connection at the mark (nil: the connection gives no proof of carriage).
+    case written(SocketIOWriteMark?)
+    /// The connection is down: nothing was written.
     case notConnected
 }
 
-/// How acks leave the daemon: the live Socket.IO connection implements it.
-protocol AckTransport: Sendable {
-    /// Emits `emit-ack` with `payload` and waits for the server's ack up to `timeout`.
-    func emitAck(_ payload: JSONValue, timeout: Duration) async -> AckDelivery
+/// How acks leave the daemon: the live Socket.IO connection implements it (`LiveAckTransport`).
+@LoopActor
+protocol AckTransport: AnyObject {
+    /// Emits `emit-ack` with `payload` (its JSON text) at once; `acknowledged` runs if and when
+    /// the server acknowledges it.
+    func emitAck(_ payload: [UInt8], acknowledged: @escaping @LoopActor () -> Void) -> AckSend
 }

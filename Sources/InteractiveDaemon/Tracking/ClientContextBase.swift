@@ -20,19 +20,15 @@ struct ClientContextBase: Sendable {
         self.viewportHeight = viewportHeight
     }
 
-    /// The full `clientContext`: the common members, then the stage's own.
-    func clientContext(_ stageFields: [String: JSONValue]) -> JSONValue {
-        var members: [String: JSONValue] = [
-            "profile": "overlay.legacyIframe",
-            "transportMode": "legacyIframe",
-            "sdkVersion": .string(sdkVersion),
-            "platform": .string(platform),
-            "os": .string(os),
-            "deviceClass": .string(deviceClass),
-            "viewportWidth": .number(Double(viewportWidth)),
-            "viewportHeight": .number(Double(viewportHeight)),
-        ]
-        members.merge(stageFields) { _, stage in stage }
-        return .object(members)
+    /// The common members of `clientContext`, written first; the stage's own follow.
+    func writeMembers(to writer: inout JSONWriter) {
+        writer.member("profile", "overlay.legacyIframe")
+        writer.member("transportMode", "legacyIframe")
+        writer.member("sdkVersion", sdkVersion)
+        writer.member("platform", platform)
+        writer.member("os", os)
+        writer.member("deviceClass", deviceClass)
+        writer.member("viewportWidth", viewportWidth)
+        writer.member("viewportHeight", viewportHeight)
     }
 }

@@ -22,75 +22,88 @@ struct AnswerOutcome: Sendable {
     var failureStep: String?
 }
 
-/// The stage members of `clientContext`, as BACKEND.md "emit-ack tracking" lists them.
+/// The stage members of `clientContext`, as BACKEND.md "emit-ack tracking" lists them, written
+/// straight into the payload's text (an ack is encoded once, when its stage is decided).
 /// `readyReceived` is always null: the daemon settles `rendered` on the player's load report.
 extension TrackingSession {
-    /// `receive − _emitTimestamp`, null without an emit timestamp or when the difference does not
+    /// `receive − _emitTimestamp`, nil without an emit timestamp or when the difference does not
     /// fit (the timestamp is the backend's: never trap on it).
-    var receiveLatencyMs: JSONValue {
-        JSONValue(milliseconds: emitTimestamp.flatMap { emitted in
+    var receiveLatencyMs: Int64? {
+        emitTimestamp.flatMap { emitted in
             let (latency, overflow) = receivedAt.subtractingReportingOverflow(emitted)
             return overflow ? nil : latency
-        })
+        }
     }
 
     /// `received`: emit and receive timestamps, latencies, and the timeline so far.
-    func receivedFields(ackSent: Int64) -> [String: JSONValue] {
-        [
-            "emitTimestamp": JSONValue(milliseconds: emitTimestamp),
-            "receiveTimestamp": JSONValue(milliseconds: receivedAt),
-            "receiveLatencyMs": receiveLatencyMs,
-            "ackLatencyMs": JSONValue(milliseconds: ackSent - receivedAt),
-            "timeline": ["received": JSONValue(milliseconds: receivedAt), "ackSent": JSONValue(milliseconds: ackSent)],
-        ]
+    func writeReceived(ackSent: Int64, to writer: inout JSONWriter, stamps: inout AckStamps) {
+        writer.member("emitTimestamp", emitTimestamp)
+        writer.member("receiveTimestamp", receivedAt)
+        writer.member("receiveLatencyMs", receiveLatencyMs)
+        stamps.writeLatency(from: receivedAt, ackSent: ackSent, to: &writer)
+        writer.key("timeline")
+        writer.beginObject()
+        writer.member("received", receivedAt)
+        stamps.writeAckSent(ackSent, to: &writer)
+        writer.endObject()
     }
 
     /// `rendered`: status, latencies, the render timeline, and why it failed or was cancelled.
-    func renderedFields(_ outcome: RenderOutcome, ackSent: Int64) -> [String: JSONValue] {
-        var custom: [String: JSONValue] = ["cancelReason": JSONValue(outcome.cancelReason)]
-        if let detail = outcome.detail { custom["detail"] = .string(detail) }
-        return [
-            "status": .string(outcome.status.rawValue),
-            "receiveLatencyMs": receiveLatencyMs,
-            "renderLatencyMs": JSONValue(milliseconds: loadCompleteAt.map { $0 - receivedAt }),
-            "ackLatencyMs": JSONValue(milliseconds: ackSent - outcome.at),
-            "timeline": [
-                "attached": JSONValue(milliseconds: attachedAt),
-                "renderStart": JSONValue(milliseconds: attachedAt),
-                "loadComplete": JSONValue(milliseconds: loadCompleteAt),
-                "readyReceived": .null,
-                "ackSent": JSONValue(milliseconds: ackSent),
-            ],
-            "duration": durationSec.map { .number(Double($0)) } ?? .null,
-            "overlayType": .string(overlayType),
-            "failureReason": JSONValue(outcome.failureReason),
-            "failureStep": JSONValue(outcome.failureStep),
-            "custom": .object(custom),
-        ]
+    func writeRendered(_ outcome: RenderOutcome, ackSent: Int64, to writer: inout JSONWriter, stamps: inout AckStamps) {
+        writer.member("status", outcome.status.rawValue)
+        writer.member("receiveLatencyMs", receiveLatencyMs)
+        writer.member("renderLatencyMs", loadCompleteAt.flatMap { Self.difference($0, receivedAt) })
+        stamps.writeLatency(from: outcome.at, ackSent: ackSent, to: &writer)
+        writer.key("timeline")
+        writer.beginObject()
+        writer.member("attached", attachedAt)
+        writer.member("renderStart", attachedAt)
+        writer.member("loadComplete", loadCompleteAt)
+        writer.key("readyReceived")
+        writer.null()
+        stamps.writeAckSent(ackSent, to: &writer)
+        writer.endObject()
+        writer.member("duration", durationSec.map(Int64.init))
+        writer.member("overlayType", overlayType)
+        writer.member("failureReason", outcome.failureReason)
+        writer.member("failureStep", outcome.failureStep)
+        writer.key("custom")
+        writer.beginObject()
+        writer.member("cancelReason", outcome.cancelReason)
+        if let detail = outcome.detail { writer.member("detail", detail) }
+        writer.endObject()
     }
 
     /// The answer stages: `actionLatencyMs = action − (readyReceived ?? loadComplete ?? renderStart ?? receive)`.
-    func answerFields(_ outcome: AnswerOutcome, ackSent: Int64) -> [String: JSONValue] {
+    func writeAnswer(_ outcome: AnswerOutcome, ackSent: Int64, to writer: inout JSONWriter, stamps: inout AckStamps) {
         let reference = loadCompleteAt ?? attachedAt ?? receivedAt
-        return [
-            "actionType": "answer_submit",
-            "actionResult": JSONValue(outcome.stage.actionResult),
-            "actionLatencyMs": JSONValue(milliseconds: outcome.at - reference),
-            "ackLatencyMs": JSONValue(milliseconds: ackSent - outcome.at),
-            "occurrenceId": .string(timelineId),
-            "overlayType": .string(overlayType),
-            "failureReason": JSONValue(outcome.failureReason),
-            "failureStep": JSONValue(outcome.failureStep),
-            "custom": [:],
-            "timeline": [
-                "received": JSONValue(milliseconds: receivedAt),
-                "attached": JSONValue(milliseconds: attachedAt),
-                "renderStart": JSONValue(milliseconds: attachedAt),
-                "loadComplete": JSONValue(milliseconds: loadCompleteAt),
-                "readyReceived": .null,
-                "action": JSONValue(milliseconds: outcome.at),
-                "ackSent": JSONValue(milliseconds: ackSent),
-            ],
-        ]
+        writer.member("actionType", "answer_submit")
+        writer.member("actionResult", outcome.stage.actionResult)
+        writer.member("actionLatencyMs", Self.difference(outcome.at, reference))
+        stamps.writeLatency(from: outcome.at, ackSent: ackSent, to: &writer)
+        writer.member("occurrenceId", timelineId)
+        writer.member("overlayType", overlayType)
+        writer.member("failureReason", outcome.failureReason)
+        writer.member("failureStep", outcome.failureStep)
+        writer.key("custom")
+        writer.beginObject()
+        writer.endObject()
+        writer.key("timeline")
+        writer.beginObject()
+        writer.member("received", receivedAt)
+        writer.member("attached", attachedAt)
+        writer.member("renderStart", attachedAt)
+        writer.member("loadComplete", loadCompleteAt)
+        writer.key("readyReceived")
+        writer.null()
+        writer.member("action", outcome.at)
+        stamps.writeAckSent(ackSent, to: &writer)
+        writer.endObject()
+    }
+
+    /// `a − b`, nil when it does not fit (times come from players and the backend).
+    static func difference(_ a: Int64, _ b: Int64) -> Int64? {
+        let (value, overflow) = a.subtractingReportingOverflow(b)
+        return overflow ? nil : value
     }
 }

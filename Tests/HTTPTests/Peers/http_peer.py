@@ -13,7 +13,9 @@ Paths (any method; the request body is read by its Content-Length):
   /garbage           bytes that are not HTTP, then close
   /slow?ms=M         the head at once, then one body byte every 50 ms for M ms
   /hang              reads the request and never answers
+  /drop              reads the request and closes the connection without a byte of reply
   /open              200 {"open": K, "accepted": N}: connections open now (this one included) and accepted so far
+  /requests?path=P   200 {"count": K}: the requests for path P that arrived so far
 """
 
 import argparse
@@ -24,6 +26,7 @@ from urllib.parse import parse_qs, urlsplit
 
 accepted = 0
 open_connections = 0
+requests_per_path: dict[str, int] = {}
 
 
 def reply(status: int, body: bytes, headers: list[tuple[str, str]] | None = None) -> bytes:
@@ -57,6 +60,7 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             url = urlsplit(target)
             query = parse_qs(url.query)
             path = url.path
+            requests_per_path[path] = requests_per_path.get(path, 0) + 1
             if path == "/echo":
                 data = {"method": method, "target": target, "headers": headers,
                         "body": body.decode("utf-8", "replace"), "connection": number}
@@ -94,6 +98,11 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             elif path == "/hang":
                 await reader.read()  # until the client goes away
                 return
+            elif path == "/drop":
+                return
+            elif path == "/requests":
+                count = requests_per_path.get(query["path"][0], 0)
+                writer.write(reply(200, json.dumps({"count": count}).encode()))
             elif path == "/open":
                 writer.write(reply(200, json.dumps({"open": open_connections, "accepted": accepted}).encode()))
             else:

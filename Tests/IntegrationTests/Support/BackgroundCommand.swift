@@ -37,6 +37,9 @@ final class BackgroundCommand: @unchecked Sendable {
     var stdout: String { outLog.text }
     var stderr: String { errLog.text }
 
+    /// Sends the command a signal (SIGKILL: it dies without a word).
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
     /// Waits (bounded) until `stream` (stdout or stderr) contains `text`.
     func waitFor(_ text: String, in stream: KeyPath<BackgroundCommand, String>, timeoutMs: Int = 10_000) async throws {
         guard try await eventually(timeoutMs: timeoutMs, { self[keyPath: stream].contains(text) }) else {

@@ -10,8 +10,8 @@ import Glibc
 /// `call` and `send` throw `IPCClientError.timeout`; `nextLine`, `nextMessage` and `nextEvent`
 /// return nil when nothing arrived in time (what `expectNoEvent` and draining loops rely on).
 ///
-/// The design, and why: an actor pinned to the runtime's event loop (`EventLoop.shared`, the
-/// daemon's own loop, here one thread of the test process) that reads its non-blocking socket
+/// The design, and why: isolated to the runtime's loop actor (`EventLoop.shared`, the daemon's
+/// own loop, here one thread of the test process) that reads its non-blocking socket
 /// through `WatchedDescriptor`: it reads until `EAGAIN`, then awaits readiness with a deadline
 /// (`ready(until:)`, the runtime's `withTimeout`). The bytes are read, framed and decoded on the
 /// loop's thread, and a waiting test is a suspended task. It is the blocking `IPCClient`'s interface made `async` (same names and
@@ -25,9 +25,8 @@ import Glibc
 /// One operation at a time, as a test uses a connection: an operation started while another one
 /// on the same connection is still waiting throws `TestFailure` rather than interleave bytes or
 /// steal the other's reply.
-actor DaemonConnection {
-    nonisolated var unownedExecutor: UnownedSerialExecutor { EventLoop.shared.asUnownedSerialExecutor() }
-
+@LoopActor
+final class DaemonConnection {
     private let socket: WatchedDescriptor
     private var framer = LineFramer(maxLineBytes: 64 << 20)
     /// Lines received and not read yet, oldest first.

@@ -53,9 +53,11 @@ final class DaemonProcess: @unchecked Sendable {
     private let stderrPipe = Pipe()
     private let stderrLog = LogCollector()
 
-    /// Starts the daemon and waits for READY=1 on the test's NOTIFY_SOCKET.
+    /// Starts the daemon and waits for READY=1 on the test's NOTIFY_SOCKET. `launcher` is a
+    /// command that runs the daemon (its path and arguments follow), e.g. one that enters a cgroup
+    /// or `ip netns exec NAMESPACE`.
     init(arguments: [String] = [], config: JSONValue? = nil, environment extra: [String: String] = [:],
-         directory: TemporaryDirectory? = nil, waitReady: Bool = true) async throws {
+         directory: TemporaryDirectory? = nil, waitReady: Bool = true, launcher: [String] = []) async throws {
         self.directory = try directory ?? TemporaryDirectory()
         socketPath = self.directory.path + "/d.sock"
         stateDirectory = self.directory.path + "/state"
@@ -75,8 +77,13 @@ final class DaemonProcess: @unchecked Sendable {
         }
         args += ["--config", configPath]
         args += arguments
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.daemon)
-        process.arguments = args
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(launcher.dropFirst()) + [BuiltProducts.daemon] + args
+        } else {
+            process.executableURL = URL(fileURLWithPath: BuiltProducts.daemon)
+            process.arguments = args
+        }
         process.environment = environment
         process.standardError = stderrPipe
         process.standardOutput = FileHandle.nullDevice
@@ -105,6 +112,16 @@ final class DaemonProcess: @unchecked Sendable {
     /// a little after the daemon wrote it.
     func waitForLog(_ text: String, timeoutMs: Int = 5000) async throws -> Bool {
         try await eventually(timeoutMs: timeoutMs) { stderr.contains(text) }
+    }
+
+    /// The processes the daemon started and has not reaped yet (its media process).
+    var children: [Int32] {
+        let taskFolder = "/proc/\(process.processIdentifier)/task"
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: taskFolder)) ?? []
+        return tasks.flatMap { task -> [Int32] in
+            let text = (try? String(contentsOfFile: "\(taskFolder)/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
     }
 
     /// A new connection to its local socket.

@@ -138,6 +138,12 @@ final class LiveFixture: @unchecked Sendable {
         }
     }
 
+    /// Waits until the store holds everything a restart needs (`unstoredWrites` 0): a kill -9
+    /// from now on loses nothing.
+    func waitForTrackingStored(timeoutMs: Int = 10_000) async throws {
+        try await waitForTracking("tracking not all stored", timeoutMs: timeoutMs, everyMs: 20) { $0?["unstoredWrites"] == 0 }
+    }
+
     /// Waits until the daemon holds no pending ack any more (every queued ack left for good).
     func waitForAcksDelivered(timeoutMs: Int = 10_000) async throws {
         try await waitForTracking("acks still pending", timeoutMs: timeoutMs, everyMs: 50) { $0?["pendingAcks"] == 0 }

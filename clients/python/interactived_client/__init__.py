@@ -13,6 +13,7 @@ from .client import PROTOCOL, Client, connect
 from .errors import ConnectionClosed, DaemonError
 from .events import Event, EventStream
 from .paths import default_socket_path
+from .voice import VOICE_EVENTS, VoiceParticipant, VoiceRoom
 
-__all__ = ["PROTOCOL", "Client", "ConnectionClosed", "DaemonError", "Event", "EventStream",
-           "connect", "default_socket_path"]
+__all__ = ["PROTOCOL", "VOICE_EVENTS", "Client", "ConnectionClosed", "DaemonError", "Event", "EventStream",
+           "VoiceParticipant", "VoiceRoom", "connect", "default_socket_path"]

@@ -51,3 +51,15 @@ def test_timeout_and_removal():
     frames.frame_committed("S3", "F3", "ov-3", None)
     frames.session_detached("S3")
     assert frames.session_of("ov-3") is None
+
+
+def test_reset_forgets_every_frame():
+    frames = OverlayFrames()
+    frames.expect("ov-1")
+    frames.frame_committed("S1", "F1", "ov-1", None)
+    frames.reset()  # the TV page was loaded again
+    assert frames.overlay_of("S1") is None and frames.session_of("ov-1") is None
+    assert frames.timed_out("ov-1", 20) is None
+    frames.expect("ov-1")
+    frames.frame_committed("S2", "F2", "ov-1", None)
+    assert frames.frame_loaded("S2") == LoadOutcome("ov-1", "loaded")

@@ -1,15 +1,14 @@
-"""A small Chrome DevTools Protocol client: one WebSocket to the browser, flat sessions."""
+"""A small Chrome DevTools Protocol client: one message channel to the browser, flat sessions."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 from collections.abc import Callable
 from typing import Any, Optional
 
-import websockets
+from .channel import MessageChannel, NulFramedChannel
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +27,8 @@ class CDPConnection:
     """Commands with replies (``send``) and events to one handler, for the browser target and
     every session attached with ``flatten: true`` (``session_id``)."""
 
-    def __init__(self, socket: Any) -> None:
-        self._socket = socket
+    def __init__(self, channel: MessageChannel) -> None:
+        self._channel = channel
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[str, asyncio.Future[Any]]] = {}
         self._handlers: list[EventHandler] = []
@@ -37,10 +36,10 @@ class CDPConnection:
         self.closed = asyncio.Event()
 
     @classmethod
-    async def open(cls, url: str) -> "CDPConnection":
-        socket = await websockets.connect(url, max_size=256 << 20, ping_interval=None,
-                                          open_timeout=10)
-        return cls(socket)
+    async def open_unix(cls, path: str) -> "CDPConnection":
+        """A connection through the player's DevTools socket (``--devtools-socket``)."""
+        async with asyncio.timeout(10):
+            return cls(await NulFramedChannel.connect_unix(path))
 
     def on_event(self, handler: EventHandler) -> None:
         """``handler(method, params, session_id)`` for every event, in arrival order."""
@@ -48,7 +47,12 @@ class CDPConnection:
 
     async def send(self, method: str, params: Optional[dict[str, Any]] = None,
                    session_id: Optional[str] = None, timeout: float = 30.0) -> dict[str, Any]:
-        """Runs a command and returns its result (bounded by ``timeout`` seconds)."""
+        """Runs a command and returns its result (bounded by ``timeout`` seconds).
+
+        Bounded with ``asyncio.timeout``, never ``asyncio.wait_for``: in Python 3.11, a task
+        cancelled while the reply it waits for has just arrived gets that reply from
+        ``wait_for`` and goes on as if it had not been cancelled (the player's stop cancels the
+        drawing task, which then never ended)."""
         if self.closed.is_set():
             raise ConnectionError("the browser connection is closed")
         command_id = next(self._ids)
@@ -58,8 +62,9 @@ class CDPConnection:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[command_id] = (method, future)
         try:
-            await self._socket.send(json.dumps(message))
-            return await asyncio.wait_for(future, timeout)
+            await self._channel.send(message)
+            async with asyncio.timeout(timeout):
+                return await future
         finally:
             self._pending.pop(command_id, None)
 
@@ -69,13 +74,12 @@ class CDPConnection:
             await self._reading
         except asyncio.CancelledError:
             pass
-        await self._socket.close()
+        await self._channel.close()
         self._fail_pending()
 
     async def _read(self) -> None:
         try:
-            async for raw in self._socket:
-                message = json.loads(raw)
+            while (message := await self._channel.receive()) is not None:
                 if "id" in message:
                     method, future = self._pending.get(message["id"], ("", None))
                     if future is None or future.done():
@@ -91,8 +95,6 @@ class CDPConnection:
                                     message.get("sessionId"))
                         except Exception:  # one bad handler must not stop the reader
                             log.exception("DevTools event handler failed")
-        except websockets.ConnectionClosed:
-            pass
         finally:
             self._fail_pending()
 

@@ -11,23 +11,18 @@ Pure bookkeeping: the DevTools events come in, outcomes come out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
-
-@dataclass(frozen=True)
-class LoadOutcome:
-    """What to report as ``overlay.rendered``."""
-
-    overlay_id: str
-    status: str  # "loaded" or "failed"
-    reason: Optional[str] = None
+from playercore.outcomes import LoadOutcome, LoadOutcomes
 
 
 class OverlayFrames:
     def __init__(self) -> None:
-        self._expected: set[str] = set()
-        self._reported: set[str] = set()
+        self.reset()
+
+    def reset(self) -> None:
+        """No frame at all (at the start, and when the TV page was loaded again)."""
+        self._outcomes = LoadOutcomes()
         self._session_overlay: dict[str, str] = {}
         self._overlay_session: dict[str, str] = {}
         self._session_frame: dict[str, str] = {}
@@ -36,14 +31,12 @@ class OverlayFrames:
 
     def expect(self, overlay_id: str) -> None:
         """An overlay's frame was created; its outcome will be reported once."""
-        self._expected.add(overlay_id)
-        self._reported.discard(overlay_id)
+        self._outcomes.expect(overlay_id)
         self._failure.pop(overlay_id, None)
 
     def forget(self, overlay_id: str) -> None:
         """The overlay's frame was removed."""
-        self._expected.discard(overlay_id)
-        self._reported.discard(overlay_id)
+        self._outcomes.forget(overlay_id)
         self._failure.pop(overlay_id, None)
         session = self._overlay_session.pop(overlay_id, None)
         if session is not None:
@@ -59,7 +52,7 @@ class OverlayFrames:
         self._session_frame[session_id] = frame_id
         overlay_id = self._session_overlay.get(session_id)
         if overlay_id is None:
-            if name not in self._expected:
+            if not self._outcomes.is_expected(name):
                 return
             overlay_id = name
             self._session_overlay[session_id] = overlay_id
@@ -76,11 +69,11 @@ class OverlayFrames:
         if overlay_id is None:
             return None
         failure = self._failure.get(overlay_id)
-        return self._outcome(overlay_id, "failed" if failure else "loaded", failure)
+        return self._outcomes.outcome(overlay_id, "failed" if failure else "loaded", failure)
 
     def timed_out(self, overlay_id: str, seconds: float) -> Optional[LoadOutcome]:
         """No load event in time: failed, unless an outcome was reported already."""
-        return self._outcome(overlay_id, "failed", f"not loaded within {seconds:g} s")
+        return self._outcomes.timed_out(overlay_id, seconds)
 
     def session_detached(self, session_id: str) -> None:
         overlay_id = self._session_overlay.pop(session_id, None)
@@ -93,9 +86,3 @@ class OverlayFrames:
 
     def session_of(self, overlay_id: str) -> Optional[str]:
         return self._overlay_session.get(overlay_id)
-
-    def _outcome(self, overlay_id: str, status: str, reason: Optional[str]) -> Optional[LoadOutcome]:
-        if overlay_id not in self._expected or overlay_id in self._reported:
-            return None
-        self._reported.add(overlay_id)
-        return LoadOutcome(overlay_id, status, reason)

@@ -163,6 +163,12 @@ async def test_ack_join_room_off_still_joins(backend: BackendProcess, admin: Adm
         {"ackEmitAck": "no"},
         {"dropSockets": "fin"},
         {"stopPings": "yes"},
+        {"restFraming": "loud"},
+        {"restPadBytes": -1},
+        {"refusalStatus": 100},
+        {"vipReply": ""},
+        {"playNextCount": 300_000},
+        {"playReply": "cursed"},
         [],
     ],
 )
@@ -175,8 +181,9 @@ async def test_reset_clears_faults(admin: Admin) -> None:
     state = await admin.post("reset")
     assert state["faults"] == {
         "refuseConnections": False, "restDelayMs": 0, "restFail": False,
-        "actionsReply": "success", "ackEmitAck": True, "ackJoinRoom": True, "luckyNumber": 7,
-        "playDelayMs": 0, "playReply": False,
+        "actionsReply": "success", "ackEmitAck": True, "ackJoinRoom": True, "joinAckDelayMs": 0, "statusDelayMs": 0, "luckyNumber": 7,
+        "playDelayMs": 0, "playReply": False, "playNextCount": None, "closeWithoutReply": False,
+        "restFraming": False, "restPadBytes": 0, "refusalStatus": 200, "vipReply": False,
     }
     assert all(count == 0 for count in state["records"].values())
 

@@ -146,3 +146,33 @@ async def test_units() -> None:
     assert parse_film("f", {"episodes": 2})["next"] == 2
     with pytest.raises(ValueError):
         parse_film("f", {"episodes": 2, "color": "red"})
+
+
+async def test_next_count_knob(backend, http, admin: Admin) -> None:
+    await admin.post("fault", {"playNextCount": 20_000})
+    status, reply = await play(http, backend, "f1", 1)
+    assert status == 200 and len(reply["next"]) == 20_000
+    assert [entry["episodeNo"] for entry in reply["next"][:3]] == [2, 3, 4]
+    await admin.post("fault", {"playNextCount": 0})
+    assert (await play(http, backend, "f1", 1))[1]["next"] == []
+    await admin.post("fault", {"playNextCount": None})
+    assert [entry["episodeNo"] for entry in (await play(http, backend, "f1", 1))[1]["next"]] == [2, 3]
+
+
+@pytest.mark.parametrize("mode", ["longVid", "controlChars", "scriptSubtitles", "expired", "farFuture"])
+async def test_hostile_ticket_values(backend, http, admin: Admin, mode: str) -> None:
+    await admin.post("fault", {"playReply": mode})
+    status, reply = await play(http, backend, "f1", 1)
+    current = reply["current"]
+    assert status == 200 and reply["ok"] is True
+    if mode == "longVid":
+        assert len(current["vid"]) == 4 << 20
+    elif mode == "controlChars":
+        assert "\x1b" in current["vid"] and "\r\n" in current["playAuthToken"]
+    elif mode == "scriptSubtitles":
+        assert current["subtitles"] == [{"lang": "vi", "url": "javascript:alert(1)"}]
+    elif mode == "expired":
+        assert seconds_left(current["expiresAt"]) < -3500
+    else:
+        assert current["expiresAt"] == "9999-12-31T23:59:59-23:59"
+    assert reply["next"][0]["ticket"]["vid"] == "f1-e2", "only the current ticket is hostile"

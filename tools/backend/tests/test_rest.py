@@ -208,6 +208,9 @@ async def test_rest_in_flight_counts_the_waiting_requests(backend, http, admin: 
             await asyncio.sleep(0.02)
     assert await waiting == [200, 200, 200]
     assert (await admin.get("state"))["restInFlight"] == 0
+    assert (await admin.get("state"))["restArrived"] == 3
+    await admin.post("reset")
+    assert (await admin.get("state"))["restArrived"] == 0
 
 
 @pytest.mark.parametrize("fail,status", [(503, 503), (401, 401), ("malformed", 200)])
@@ -224,6 +227,17 @@ async def test_rest_fail(backend, http, admin: Admin, fail, status: int) -> None
     await admin.post("fault", {"restFail": None})
     code, _, _ = await call(http, backend, "GET", "/api/public/vip-status?mediaId=m1",
                             headers=headers())
+    assert code == 200
+
+
+async def test_close_without_reply_handles_then_closes(backend, http, admin: Admin) -> None:
+    await admin.post("fault", {"closeWithoutReply": True})
+    with pytest.raises(aiohttp.ClientError):
+        await call(http, backend, "POST", "/api/actions", json=ACTION, headers=headers())
+    assert len(await admin.items("actions")) == 1  # handled: the answer was taken
+    assert [e["status"] for e in await admin.items("rest-log")] == [0]
+    await admin.post("fault", {"closeWithoutReply": None})
+    code, _, _ = await call(http, backend, "GET", "/api/public/vip-status?mediaId=m1", headers=headers())
     assert code == 200
 
 
@@ -298,3 +312,52 @@ async def test_admin_logs_filter_by_since(backend, http, admin: Admin) -> None:
     assert [i["seq"] for i in (await admin.get("rest-log", since=first))["items"]] == [
         first + 1, first + 2]
     assert reply["lastSeq"] == first + 2
+
+
+@pytest.mark.parametrize("status", [200, 400, 402, 404, 409])
+async def test_refusals_in_the_answer_shape_with_any_status(backend, http, admin: Admin, status: int) -> None:
+    await admin.post("fault", {"actionsReply": "EX400", "refusalStatus": status, "vipReply": "EX402"})
+    code, kind, text = await call(http, backend, "POST", "/api/actions", json=ACTION, headers=headers())
+    assert (code, kind, json.loads(text)["code"], json.loads(text)["success"]) == (status, "application/json", "EX400", False)
+    code, _, text = await call(http, backend, "GET", "/api/public/vip-status?mediaId=m1", headers=headers())
+    assert (code, json.loads(text)["code"], json.loads(text)["success"]) == (status, "EX402", False)
+    await admin.post("fault", {"actionsReply": None, "refusalStatus": None, "vipReply": None})
+    code, _, text = await call(http, backend, "GET", "/api/public/vip-status?mediaId=m1", headers=headers())
+    assert code == 200 and json.loads(text) == {"vip": True, "bet": True}
+
+
+async def test_padding_adds_many_small_entries(backend, http, admin: Admin) -> None:
+    await admin.post("fault", {"restPadBytes": 200_000})
+    code, _, text = await call(http, backend, "GET", "/api/interactive-status/m1", headers=headers())
+    body = json.loads(text)
+    assert code == 200 and body["answered"] == [] and len(body["_pad"]) == 100_000 and 190_000 < len(text) < 210_000
+    async with http.post(f"{backend.base_url}/v1/play", json={"film_id": "f1", "episode_no": 1, "union_info": "u",
+                                                            "drm_kek": "k"}, headers=headers()) as reply:
+        assert len((await reply.json())["_pad"]) == 100_000
+
+
+@pytest.mark.parametrize("mode,start", [("continueFlood", b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100"),
+                                        ("chunkedEndless", b"HTTP/1.1 200 OK\r\n"),
+                                        ("closeDelimitedEndless", b"HTTP/1.1 200 OK\r\n")])
+async def test_framing_faults_send_until_the_client_closes(backend, admin: Admin, mode: str, start: bytes) -> None:
+    await admin.post("fault", {"restFraming": mode})
+    host, port = backend.base_url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(b"GET /api/interactive-status/m1 HTTP/1.1\r\nHost: x\r\nX-TENANT-ID: t\r\n"
+                 b"Authorization: Bearer token-alice\r\n\r\n")
+    received = b""
+    while len(received) < 1 << 20:
+        received += await asyncio.wait_for(reader.read(65536), 10)
+    writer.close()
+    assert received.startswith(start)
+    if mode == "chunkedEndless":
+        assert b"Transfer-Encoding: chunked" in received.split(b"\r\n\r\n")[0]
+    if mode == "closeDelimitedEndless":
+        assert b"Content-Length" not in received.split(b"\r\n\r\n")[0]
+    for _ in range(100):  # the server sees the close and logs how much it sent
+        entries = await admin.items("rest-log")
+        if entries:
+            break
+        await asyncio.sleep(0.05)
+    assert entries[0]["status"] == 0 and entries[0]["sent"] >= 1 << 20
+    await admin.post("fault", {"restFraming": None})
