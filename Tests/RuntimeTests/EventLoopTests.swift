@@ -55,36 +55,38 @@ private actor PinnedCounter {
 
     @Test func timersFireInDeadlineOrderAndCancelledOnesNever() async {
         let fired = Shared<[Int]>([])
-        let start = ContinuousClock.now
-        let cancelled = loop.schedule(at: start.advanced(by: .milliseconds(5))) { fired.withLock { $0.append(-1) } }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            loop.schedule(at: start.advanced(by: .milliseconds(20))) {
-                fired.withLock { $0.append(2) }
-                done.resume()
+        let elapsed = await withCheckedContinuation { (done: CheckedContinuation<Duration, Never>) in
+            // Scheduled and cancelled from one block on the loop: no timer can run in between,
+            // and every deadline is still ahead (one already past means "at once", in the order
+            // scheduled).
+            loop.execute { [loop] in
+                let start = ContinuousClock.now.advanced(by: .milliseconds(1))
+                let cancelled = loop.schedule(at: start.advanced(by: .milliseconds(5))) { fired.withLock { $0.append(-1) } }
+                loop.schedule(at: start.advanced(by: .milliseconds(20))) {
+                    fired.withLock { $0.append(2) }
+                    done.resume(returning: ContinuousClock.now - start)
+                }
+                loop.schedule(at: start.advanced(by: .milliseconds(10))) { fired.withLock { $0.append(1) } }
+                loop.schedule(at: start) { fired.withLock { $0.append(0) } }
+                loop.cancel(cancelled)
             }
-            loop.schedule(at: start.advanced(by: .milliseconds(10))) { fired.withLock { $0.append(1) } }
-            loop.schedule(at: start) { fired.withLock { $0.append(0) } }
-            loop.cancel(cancelled)
         }
         #expect(fired.withLock { $0 } == [0, 1, 2])
-        #expect(ContinuousClock.now - start >= .milliseconds(20))
+        #expect(elapsed >= .milliseconds(20))
     }
 
-    @Test func aTimerCancelledByWorkOfTheSameTurnDoesNotRun() async {
+    @Test func aTimerCancelledByAnEarlierTimerOfTheSameTurnDoesNotRun() async {
         let fired = Shared(false)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.execute { [loop] in
-                // Due during the next turn, whose work cancels it before its timers run: a timer
-                // due at once takes the rest of this turn (60 ms), and the next turn's block
-                // cancels. (50 ms of margin: a loaded machine may preempt the loop between the
-                // two schedules; 1 ms was not enough with two builds beside the tests.)
-                let timer = loop.schedule(after: .milliseconds(50)) { fired.withLock { $0 = true } }
-                loop.schedule(at: .now) {
-                    let end = ContinuousClock.now.advanced(by: .milliseconds(60))
-                    while ContinuousClock.now < end {}
-                }
-                loop.execute { loop.cancel(timer) }
-                loop.schedule(after: .milliseconds(120)) { done.resume() }
+                // Both are due when the turn reads the clock (the same deadline, already past);
+                // the first scheduled runs first and cancels the second, which was due too.
+                let due = ContinuousClock.now
+                let canceller = Shared<TimerID?>(nil)
+                loop.schedule(at: due) { if let timer = canceller.withLock({ $0 }) { loop.cancel(timer) } }
+                let timer = loop.schedule(at: due) { fired.withLock { $0 = true } }
+                canceller.withLock { $0 = timer }
+                loop.schedule(at: due.advanced(by: .milliseconds(20))) { done.resume() }
             }
         }
         #expect(!fired.withLock { $0 })
