@@ -12,6 +12,7 @@ import Glibc
 /// Serialized, so that no test starts a process (mount, umount) while another has its store open
 /// on a tmpfs: the child holds copies of the descriptors until it runs its program, and the
 /// read-only remount then failed with "mount point is busy" (3 runs in 80 with the suite parallel).
+/// Other suites still start processes beside it, so the remount is tried again while busy.
 @Suite(.serialized) struct StoreRecoveryTests {
     private let log = Logger(target: .stderr, minimumPriority: .error)
 
@@ -209,7 +210,20 @@ final class SmallFilesystem: @unchecked Sendable {
 
     deinit { _ = try? Self.run(["/bin/umount", "-l", directory.path]) }
 
-    func remountReadOnly() throws { try Self.run(["/bin/mount", "-o", "remount,ro", directory.path]) }
+    /// Tried again for up to 3 s while the kernel says "busy": a suite beside this one may be
+    /// starting a process, whose child holds copies of this process's descriptors (the store's,
+    /// on this file system) until it runs its program.
+    func remountReadOnly() throws {
+        let deadline = ContinuousClock.now + .seconds(3)
+        while true {
+            do {
+                try Self.run(["/bin/mount", "-o", "remount,ro", directory.path])
+                return
+            } catch let failure as TestFailure where failure.description.contains("busy") && ContinuousClock.now < deadline {
+                usleep(20_000)
+            }
+        }
+    }
 
     /// Writes a file until the file system is full.
     func fill() throws {
