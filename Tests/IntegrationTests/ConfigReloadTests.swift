@@ -136,8 +136,12 @@ import Glibc
 
         // An outage: the status says so, the log says it once, and when it is back and for how long.
         try await fixture.restartBackend {
-            // Several attempts fail before the backend is back.
-            try await notify.waitFor("backend reconnecting (attempt 3)", since: mark, timeoutMs: 15_000)
+            // Several attempts fail before the backend is back. The line is told at most every
+            // 500 ms, so it may skip an attempt: any from the third on.
+            try await notify.waitFor("backend reconnecting (attempt 3 or later)", since: mark, timeoutMs: 15_000) { message in
+                guard let range = message.range(of: "backend reconnecting (attempt ") else { return false }
+                return Int(message[range.upperBound...].prefix { $0.isNumber }).map { $0 >= 3 } ?? false
+            }
         }
         try await notify.waitFor("STATUS=Room m1 (live) joined; backend connected; overlay \(overlayId) on screen",
                            since: notify.messages.count, timeoutMs: 15_000)

@@ -31,13 +31,20 @@ final class NotifySocket: @unchecked Sendable {
     /// only messages from that index of `messages` on count (`messages.count` marks "from now").
     @discardableResult
     func waitFor(_ needle: String, since mark: Int = 0, timeoutMs: Int = 10_000) async throws -> String {
-        func seen() -> String? { messages.dropFirst(mark).first { $0.contains(needle) } }
+        try await waitFor(needle, since: mark, timeoutMs: timeoutMs) { $0.contains(needle) }
+    }
+
+    /// Waits until a received message satisfies `predicate` (`description` names it in the failure).
+    @discardableResult
+    func waitFor(_ description: String, since mark: Int = 0, timeoutMs: Int = 10_000,
+                 where predicate: (String) -> Bool) async throws -> String {
+        func seen() -> String? { messages.dropFirst(mark).first(where: predicate) }
         _ = try await eventually(timeoutMs: timeoutMs) {
             receivePending()
             return seen() != nil
         }
         guard let message = seen() else {
-            throw TestFailure("no notify message containing \(needle) within \(timeoutMs) ms; got \(messages)")
+            throw TestFailure("no notify message with \(description) within \(timeoutMs) ms; got \(messages)")
         }
         return message
     }
