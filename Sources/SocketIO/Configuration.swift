@@ -62,6 +62,10 @@ public struct SocketIOConfiguration: Sendable {
     public var connectTimeout: Duration
     /// Emits kept while disconnected; the oldest is dropped (and counted) beyond this.
     public var emitBufferLimit: Int
+    /// Acknowledgements awaited at once (`emitWithAck`): beyond this the oldest awaited one fails
+    /// with `.ackAbandoned`, so a server that never acknowledges cannot grow the client's memory
+    /// for the whole of each ack's timeout.
+    public var awaitedAckLimit: Int
     /// Largest incoming WebSocket message (a larger one fails the connection with close code 1009).
     public var maxMessageBytes: Int
     /// nil (Socket.IO's own rule): a DISCONNECT from the server stops the client. Otherwise the
@@ -80,6 +84,7 @@ public struct SocketIOConfiguration: Sendable {
         tls: TLSOptions = TLSOptions(),
         connectTimeout: Duration = .seconds(10),
         emitBufferLimit: Int = 256,
+        awaitedAckLimit: Int = 1024,
         maxMessageBytes: Int = 16 << 20,
         reconnectAfterServerDisconnect: Duration? = nil
     ) {
@@ -91,6 +96,7 @@ public struct SocketIOConfiguration: Sendable {
         self.tls = tls
         self.connectTimeout = connectTimeout
         self.emitBufferLimit = emitBufferLimit
+        self.awaitedAckLimit = max(1, awaitedAckLimit)
         self.maxMessageBytes = maxMessageBytes
         self.reconnectAfterServerDisconnect = reconnectAfterServerDisconnect
     }

@@ -86,6 +86,10 @@ struct SocketIOClientMachine {
     private var connectionTimer: ContinuousClock.Instant?
     private var buffer: [Outgoing] = []
     private var pendingAcks: [Int: PendingAck] = [:]
+    /// The awaited acks' ids in emit order from `ackOrderStart` on, the oldest first (ids no
+    /// longer awaited are skipped, and compacted away once they are the most).
+    private var ackOrder: [Int] = []
+    private var ackOrderStart = 0
     private var nextAckId = 0
 
     /// Where the last emit submitted was written; nil when it went to the offline buffer.
@@ -432,10 +436,11 @@ struct SocketIOClientMachine {
     ) throws(SocketIOError) -> [Action] {
         let deadline = now + timeout
         pendingAcks[id] = PendingAck(event: event, timeout: timeout, deadline: deadline, epoch: nil)
+        noteAwaited(id)
         do {
             let actions = try submit(eventPacket(event, args, attachments: attachments, id: id), policy: policy)
             guard pendingAcks[id] != nil else { return actions }
-            return actions + [.schedule(.ack(id), at: deadline)]
+            return actions + [.schedule(.ack(id), at: deadline)] + abandonOldestAcksOverLimit(keeping: id)
         } catch {
             pendingAcks.removeValue(forKey: id)
             throw error
@@ -539,6 +544,28 @@ struct SocketIOClientMachine {
         guard pendingAcks.removeValue(forKey: id) != nil else { return [] }
         buffer.removeAll { $0.packet.id == id }
         return [.cancel(.ack(id)), .failAck(id: id, error: error)]
+    }
+
+    private mutating func noteAwaited(_ id: Int) {
+        ackOrder.append(id)
+        let held = ackOrder.count - ackOrderStart
+        guard held > 64, held > 2 * pendingAcks.count else { return }
+        ackOrder = ackOrder[ackOrderStart...].filter { pendingAcks[$0] != nil }
+        ackOrderStart = 0
+    }
+
+    /// Fails the oldest awaited acks (never `id`, just emitted) while more than
+    /// `awaitedAckLimit` are awaited: a server that never acknowledges cannot make the client
+    /// keep every ack (and its timer) for the whole of its timeout.
+    private mutating func abandonOldestAcksOverLimit(keeping id: Int) -> [Action] {
+        var actions: [Action] = []
+        while pendingAcks.count > configuration.awaitedAckLimit, ackOrderStart < ackOrder.count {
+            let oldest = ackOrder[ackOrderStart]
+            ackOrderStart += 1
+            guard oldest != id, pendingAcks[oldest] != nil else { continue }
+            actions += failAck(id: oldest, with: .ackAbandoned(limit: configuration.awaitedAckLimit))
+        }
+        return actions
     }
 
     private mutating func failAcks(epoch: Int?, with error: SocketIOError) -> [Action] {

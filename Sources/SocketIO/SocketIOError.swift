@@ -33,6 +33,9 @@ public enum SocketIOError: Error, Sendable, Equatable, CustomStringConvertible {
     case payloadTooLarge(size: Int, limit: Int)
     /// A buffered emit was dropped because the offline buffer was full.
     case emitDropped
+    /// An awaited acknowledgement is no longer awaited: `limit` newer ones are
+    /// (`SocketIOConfiguration.awaitedAckLimit`). The emit itself may have reached the server.
+    case ackAbandoned(limit: Int)
     /// The server ended the Socket.IO session (DISCONNECT packet); the client does not reconnect.
     case disconnectedByServer
     /// The caller disconnected the client.
@@ -62,6 +65,7 @@ public enum SocketIOError: Error, Sendable, Equatable, CustomStringConvertible {
         case .protocolViolation(let reason): return "protocol violation: \(reason)"
         case .payloadTooLarge(let size, let limit): return "payload of \(size) bytes exceeds the limit of \(limit) bytes"
         case .emitDropped: return "emit dropped: the offline buffer was full"
+        case .ackAbandoned(let limit): return "ack no longer awaited: \(limit) newer acks are awaited"
         case .disconnectedByServer: return "disconnected by the server"
         case .disconnectedByClient: return "disconnected by the client"
         }

@@ -9,8 +9,9 @@ import Testing
     static let open = #"0{"sid":"e","upgrades":[],"pingInterval":1000,"pingTimeout":500,"maxPayload":1000}"#
 
     func configuration(reconnect: ReconnectPolicy = ReconnectPolicy(baseMs: 100, capMs: 1000, factor: 2, stableAfterMs: 5000),
-                       emitBufferLimit: Int = 256) -> SocketIOConfiguration {
-        SocketIOConfiguration(url: "http://127.0.0.1:3000", reconnect: reconnect, connectTimeout: .seconds(5), emitBufferLimit: emitBufferLimit)
+                       emitBufferLimit: Int = 256, awaitedAckLimit: Int = 1024) -> SocketIOConfiguration {
+        SocketIOConfiguration(url: "http://127.0.0.1:3000", reconnect: reconnect, connectTimeout: .seconds(5), emitBufferLimit: emitBufferLimit,
+                              awaitedAckLimit: awaitedAckLimit)
     }
 
     /// Runs an attempt up to the CONNECT reply; returns the actions of the reply.
@@ -110,6 +111,28 @@ import Testing
         #expect(machine.pendingAckCount == 0)
         let late = machine.received(FakeServer.text(#"431[]"#), now: t0 + .seconds(4))
         #expect(late == [.log(.debug, "ignored an ack for unknown id 1")])
+    }
+
+    @Test func aServerThatNeverAcknowledgesHoldsNoMoreThanTheLimitOfAwaitedAcks() throws {
+        var machine = SocketIOClientMachine(configuration: configuration(awaitedAckLimit: 3), seed: 1)
+        _ = try connect(&machine, at: t0)
+        var ids: [Int] = []
+        for second in 0..<3 {
+            let (id, actions) = try machine.emitWithAck("a", [.number(Double(second))], attachments: [], timeout: .seconds(120), policy: .buffer,
+                                                        now: t0 + .seconds(second))
+            #expect(!actions.contains { if case .failAck = $0 { true } else { false } })
+            ids.append(id)
+        }
+        // The fourth: the oldest awaited (not the newest id) is no longer awaited, its timer cancelled.
+        let (fourth, actions) = try machine.emitWithAck("a", [3], attachments: [], timeout: .seconds(120), policy: .buffer, now: t0 + .seconds(3))
+        #expect(FakeServer.clientTexts(actions.written) == [#"42\#(fourth)["a",3]"#])
+        #expect(actions.contains(.failAck(id: ids[0], error: .ackAbandoned(limit: 3))))
+        #expect(actions.contains(.cancel(.ack(ids[0]))))
+        #expect(machine.pendingAckCount == 3)
+        // A late answer to the abandoned one is ignored; the others still resolve.
+        #expect(machine.received(FakeServer.text("43\(ids[0])[]"), now: t0 + .seconds(4)) == [.log(.debug, "ignored an ack for unknown id \(ids[0])")])
+        #expect(machine.received(FakeServer.text("43\(ids[1])[]"), now: t0 + .seconds(4)).contains(.resolveAck(id: ids[1], payload: SocketIOPayload(args: []))))
+        #expect(machine.pendingAckCount == 2)
     }
 
     @Test func aLostConnectionFailsItsAcksButKeepsBufferedOnes() throws {
