@@ -363,39 +363,24 @@ static gboolean on_script_dialog(WebKitWebView *web_view, WebKitScriptDialog *di
     return TRUE;
 }
 
-/* A WebDriver session's view is closed when WebDriver closes its window (after this signal). */
-typedef struct {
-    Host *host;
-    char *view_id;
-} PendingClose;
-
-static gboolean close_automation_view(gpointer data)
-{
-    PendingClose *close = data;
-    HostView *view = host_view(close->host, close->view_id);
-    if (view) {
-        host_destroy_view(close->host, view);
-        JsonObject *fields = json_object_new();
-        json_object_set_string_member(fields, "viewId", close->view_id);
-        host_emit(close->host, "view-destroyed", fields);
-    }
-    g_free(close->view_id);
-    g_free(close);
-    return G_SOURCE_REMOVE;
-}
-
-/* window.close() in a page (or WebDriver closing its window): reported; the player decides. */
+/* window.close() in a page: reported; the player decides. WebDriver closing its window (a view
+ * controlled by automation): the view is destroyed here, inside the signal, as WebDriver expects.
+ * WebDriver lists the session's windows again as soon as its close returns and closes each one it
+ * finds; a view that outlived this signal would be listed and closed a second time, and, had it
+ * been destroyed in between, that close would fail with "no such window" (DELETE session did so).
+ * The emission holds its own reference to the web view, so it is finalized when the signal ends. */
 static void on_close(WebKitWebView *web_view, gpointer data)
 {
     HostView *view = data;
     (void) web_view;
     host_emit(view->host, "close-requested", view_event(view));
-    if (view->controlled_by_automation) {
-        PendingClose *close = g_new0(PendingClose, 1);
-        close->host = view->host;
-        close->view_id = g_strdup(view->id);
-        g_idle_add(close_automation_view, close);
-    }
+    if (!view->controlled_by_automation)
+        return;
+    Host *host = view->host;
+    JsonObject *fields = json_object_new();
+    json_object_set_string_member(fields, "viewId", view->id);
+    host_destroy_view(host, view);
+    host_emit(host, "view-destroyed", fields);
 }
 
 /* ---- creation and destruction ---- */
