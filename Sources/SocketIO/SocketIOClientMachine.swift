@@ -21,7 +21,7 @@ struct SocketIOClientMachine {
         case ack(Int)
     }
 
-    enum Action: Equatable {
+    indirect enum Action: Equatable {
         /// Open a TCP (TLS when `endpoint.secure`) connection to `endpoint` and report it with
         /// `transportOpened` or `transportFailed`, with the credentials read for this attempt.
         case openTransport(epoch: Int, endpoint: Endpoint)

@@ -21,7 +21,7 @@ struct SocketIOConnectionMachine {
         case ack(id: Int, payload: SocketIOPayload)
     }
 
-    enum Action: Equatable {
+    indirect enum Action: Equatable {
         /// Bytes to write, in order.
         case write([UInt8])
         /// The namespace is joined. `early` is what the server sent before its reply, in order.

@@ -16,7 +16,10 @@ enum HideReason: String, Sendable {
 }
 
 /// What the screen decision core asks its shell to do, in order.
-enum ScreenEffect: Sendable, Equatable {
+///
+/// Indirect: each effect is one boxed value, so the shell's passes over the list copy a reference,
+/// not the overlays and screens the cases carry.
+indirect enum ScreenEffect: Sendable, Equatable {
     /// Publish `overlay.show`; `status` is the screen now (the board's `overlays` section).
     case show(OnScreenOverlay, status: [OnScreenOverlay])
     /// Publish `overlay.hide`.

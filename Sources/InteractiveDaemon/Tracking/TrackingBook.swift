@@ -18,7 +18,7 @@ enum TrackingLogLine: Sendable, Equatable {
 }
 
 /// What the tracking book asks its shell (`Tracker`) to do, in order.
-enum TrackingEffect: Sendable, Equatable {
+indirect enum TrackingEffect: Sendable, Equatable {
     /// Emit this ack now on the connection (`Tracker` then reports where it was written).
     case send(PendingAck)
     /// Write these changes to the store, in one transaction, off the loop; report the outcome
