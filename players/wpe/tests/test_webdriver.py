@@ -85,6 +85,12 @@ async def test_webdriver_clicks_sends_keys_and_reads_the_dom_of_the_hosts_views(
     await asyncio.to_thread(driver.switch_to.window, paths["/bridge.html"])
     assert await asyncio.to_thread(driver.execute_script,
                                    "return typeof window.webkit.messageHandlers.IOS.postMessage") == "function"
+    # Closing a window destroys its view before WebDriver's close returns: the window is gone
+    # from the session's list at once.
+    mark = host.mark()
+    await asyncio.to_thread(driver.close)
+    assert await host.wait_event("view-destroyed", since=mark, viewId="o1")
+    assert await asyncio.to_thread(lambda: driver.window_handles) == [paths["/buttons.html"]]
     # Quitting the session ends the host and everything it started.
     await asyncio.to_thread(driver.quit)
     await host.close()

@@ -12,13 +12,6 @@
 #define MAX_VIEW_ID 200
 #define MAX_VIDEO_START (1000.0 * 3600)
 
-static JsonObject *view_fields(HostView *view)
-{
-    JsonObject *fields = json_object_new();
-    json_object_set_string_member(fields, "viewId", view->id);
-    return fields;
-}
-
 /* ---- create-view ---- */
 
 static gboolean valid_handler_name(const char *name)

@@ -54,7 +54,7 @@ const char *view_kind_name(ViewKind kind)
     return kind == VIEW_TV ? "tv" : "overlay";
 }
 
-static JsonObject *view_event(HostView *view)
+JsonObject *view_fields(HostView *view)
 {
     JsonObject *fields = json_object_new();
     json_object_set_string_member(fields, "viewId", view->id);
@@ -155,7 +155,7 @@ static void on_page_message(WebKitUserContentManager *content, WebKitJavascriptR
 {
     HandlerBinding *binding = data;
     (void) content;
-    JsonObject *fields = view_event(binding->view);
+    JsonObject *fields = view_fields(binding->view);
     char *body = message_body(result);
     const char *event;
     if (strcmp(binding->name, "IOS") == 0) {
@@ -175,7 +175,7 @@ static void on_host_message(WebKitUserContentManager *content, WebKitJavascriptR
 {
     HostView *view = data;
     (void) content;
-    JsonObject *fields = view_event(view);
+    JsonObject *fields = view_fields(view);
     char *body = message_body(result);
     json_object_set_string_member(fields, "body", body);
     g_free(body);
@@ -225,7 +225,7 @@ static void on_host_keys(WebKitUserContentManager *content, WebKitJavascriptResu
     if (seen) {
         key_seen(view, g_strcmp0(seen, "keydown") == 0);
     } else if (unhandled) {
-        JsonObject *fields = view_event(view);
+        JsonObject *fields = view_fields(view);
         json_object_set_string_member(fields, "key", unhandled);
         host_emit(view->host, "key-unhandled", fields);
     }
@@ -257,7 +257,7 @@ static void outcome_reported(HostView *view)
 
 static void report_failure(HostView *view, const char *url, const char *reason, guint status)
 {
-    JsonObject *fields = view_event(view);
+    JsonObject *fields = view_fields(view);
     json_object_set_string_member(fields, "url", url ? url : "");
     json_object_set_string_member(fields, "reason", reason);
     if (status)
@@ -272,7 +272,7 @@ static void on_load_changed(WebKitWebView *web_view, WebKitLoadEvent event, gpoi
     const char *uri = webkit_web_view_get_uri(web_view);
     if (event == WEBKIT_LOAD_STARTED) {
         view->outcome_reported = FALSE;
-        JsonObject *fields = view_event(view);
+        JsonObject *fields = view_fields(view);
         json_object_set_string_member(fields, "url", uri ? uri : "");
         host_emit(view->host, "load-started", fields);
         return;
@@ -295,7 +295,7 @@ static void on_load_changed(WebKitWebView *web_view, WebKitLoadEvent event, gpoi
         return;
     }
     outcome_reported(view);
-    JsonObject *fields = view_event(view);
+    JsonObject *fields = view_fields(view);
     json_object_set_string_member(fields, "url", uri ? uri : "");
     json_object_set_int_member(fields, "status", status);
     host_emit(view->host, "load-finished", fields);
@@ -328,7 +328,7 @@ static void on_web_process_terminated(WebKitWebView *web_view, WebKitWebProcessT
                                                                              : "terminated-by-api";
     if (!view->outcome_reported)
         report_failure(view, view->requested_url, "the web process ended during the load", 0);
-    JsonObject *fields = view_event(view);
+    JsonObject *fields = view_fields(view);
     json_object_set_string_member(fields, "reason", name);
     host_emit(view->host, "web-process-terminated", fields);
 }
@@ -354,7 +354,7 @@ static gboolean on_script_dialog(WebKitWebView *web_view, WebKitScriptDialog *di
 {
     HostView *view = data;
     (void) web_view;
-    JsonObject *fields = view_event(view);
+    JsonObject *fields = view_fields(view);
     static const char *const kinds[] = { "alert", "confirm", "prompt", "before-unload-confirm" };
     WebKitScriptDialogType type = webkit_script_dialog_get_dialog_type(dialog);
     json_object_set_string_member(fields, "kind", type < G_N_ELEMENTS(kinds) ? kinds[type] : "unknown");
@@ -364,21 +364,19 @@ static gboolean on_script_dialog(WebKitWebView *web_view, WebKitScriptDialog *di
 }
 
 /* window.close() in a page: reported; the player decides. WebDriver closing its window (a view
- * controlled by automation): the view is destroyed here, inside the signal, as WebDriver expects.
- * WebDriver lists the session's windows again as soon as its close returns and closes each one it
- * finds; a view that outlived this signal would be listed and closed a second time, and, had it
- * been destroyed in between, that close would fail with "no such window" (DELETE session did so).
- * The emission holds its own reference to the web view, so it is finalized when the signal ends. */
+ * controlled by automation): the view is destroyed inside the signal, because WebDriver lists the
+ * windows again as soon as its close returns and closes each one it finds (a view destroyed later
+ * would be closed twice, the second time as "no such window"). The emission holds its own
+ * reference to the web view, so WebKit finalizes it when the signal ends. */
 static void on_close(WebKitWebView *web_view, gpointer data)
 {
     HostView *view = data;
     (void) web_view;
-    host_emit(view->host, "close-requested", view_event(view));
+    host_emit(view->host, "close-requested", view_fields(view));
     if (!view->controlled_by_automation)
         return;
     Host *host = view->host;
-    JsonObject *fields = json_object_new();
-    json_object_set_string_member(fields, "viewId", view->id);
+    JsonObject *fields = view_fields(view);
     host_destroy_view(host, view);
     host_emit(host, "view-destroyed", fields);
 }
@@ -582,7 +580,7 @@ gboolean view_painted_at(HostView *view, int x, int y)
 
 JsonObject *view_describe(HostView *view)
 {
-    JsonObject *fields = view_event(view);
+    JsonObject *fields = view_fields(view);
     json_object_set_string_member(fields, "kind", view_kind_name(view->kind));
     json_object_set_int_member(fields, "x", view->x);
     json_object_set_int_member(fields, "y", view->y);

@@ -91,5 +91,7 @@ void view_frame_done(HostView *view);
 
 /* The view as the list-views reply describes it. */
 JsonObject *view_describe(HostView *view);
+/* A new object of an event or reply about the view: {"viewId": id}. */
+JsonObject *view_fields(HostView *view);
 
 #endif
