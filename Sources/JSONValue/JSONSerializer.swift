@@ -116,16 +116,43 @@ extension JSONValue {
 
     /// Appends `s` as a JSON string literal.
     public static func writeString(_ s: String, to out: inout [UInt8]) {
-        var text = s
-        let copied = text.withUTF8 { bytes -> Bool in
-            // Most strings need no escaping: copy them in one go.
-            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+        // Native strings are contiguous UTF-8: read in place, no copy.
+        let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !needsEscaping(bytes) else { return false }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
             return true
         }
-        if !copied { writeEscaped(text, to: &out) }
+        // A string not stored as contiguous UTF-8 goes byte by byte.
+        if copied != true { writeEscaped(s, to: &out) }
+    }
+
+    /// Whether any byte is a control character, a quote or a backslash: eight bytes at a time
+    /// (most strings need no escaping, and overlays carry long ones).
+    static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // A byte below 0x20, or equal to 0x22 or 0x5C, sets its high bit in one of these
+                // (the classic "has a byte less than n" and "has a zero byte" tests).
+                let below20 = (word &- ones &* 0x20) & ~word
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                if (below20 | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highBits != 0 { return true }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return true }
+            index += 1
+        }
+        return false
     }
 
     private static func writeEscaped(_ s: String, to out: inout [UInt8]) {

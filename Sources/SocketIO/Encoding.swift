@@ -111,6 +111,30 @@ struct UTF8StreamValidator {
 
     /// Feeds the next bytes; false once the text can no longer be well-formed UTF-8.
     mutating func feed<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        if let valid = bytes.withContiguousStorageIfAvailable({ feed(contiguous: $0) }) { return valid }
+        return feed(bytesOneByOne: bytes)
+    }
+
+    /// Runs of ASCII between characters are skipped eight bytes at a time (Socket.IO text is
+    /// mostly ASCII).
+    private mutating func feed(contiguous bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            if pending == 0, let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while index + 8 <= bytes.count,
+                      raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                }
+            }
+            let end = min(index + 8, bytes.count)
+            guard feed(bytesOneByOne: UnsafeBufferPointer(rebasing: bytes[index..<end])) else { return false }
+            index = end
+        }
+        return true
+    }
+
+    private mutating func feed<C: Collection>(bytesOneByOne bytes: C) -> Bool where C.Element == UInt8 {
         for byte in bytes {
             if pending > 0 {
                 guard lower <= byte && byte <= upper else { return false }

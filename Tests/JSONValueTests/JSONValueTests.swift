@@ -19,6 +19,26 @@ import Testing
         #expect(JSONValue.string("q\"b\\n\n").jsonText == #""q\"b\\n\n""#)
     }
 
+    /// The word-at-a-time scan finds each byte that needs escaping at every offset of a long
+    /// string (before, inside and after its eight-byte words), and none in a string without one.
+    @Test func aByteThatNeedsEscapingIsFoundAtEveryOffset() {
+        for special: UInt8 in [0x00, 0x0A, 0x1F, 0x22, 0x5C] {
+            for length in [1, 7, 8, 9, 23] {
+                for offset in 0..<length {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[offset] = special
+                    let found = bytes.withUnsafeBufferPointer(JSONValue.needsEscaping)
+                    #expect(found, "0x\(String(special, radix: 16)) at \(offset) of \(length)")
+                }
+            }
+        }
+        // Neighbours of the escaped bytes, and bytes with the high bit set, need none.
+        let plain: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xC3, 0xA9, 0xFF] + Array("abcdefghijklmnop".utf8)
+        #expect(!plain.withUnsafeBufferPointer(JSONValue.needsEscaping))
+        let accents = String(repeating: "é", count: 9)
+        #expect(JSONValue.string(accents + "\"tail").jsonText == "\"" + accents + "\\\"tail\"")
+    }
+
     @Test func serializedByteCountIsTheSerializedLength() throws {
         var values: [JSONValue] = [
             nil, true, false, 0, -0.0, 7, -7, 10, 99, 100, -1000, 1764400000000, -9007199254740992, 9007199254740993,

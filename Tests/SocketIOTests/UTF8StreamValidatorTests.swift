@@ -17,6 +17,20 @@ import Testing
         }
     }
 
+    /// Long runs of ASCII are skipped a word at a time: a character that starts, ends or is
+    /// broken at any offset around those words is still checked.
+    @Test func aCharacterAnywhereInALongTextIsChecked() {
+        let characters: [[UInt8]] = [Array("é".utf8), Array("✓".utf8), Array("😀".utf8), [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0x80], [0xE2, 0x82]]
+        for character in characters {
+            for offset in 0...20 {
+                let text = [UInt8](repeating: 0x61, count: offset) + character + [UInt8](repeating: 0x62, count: 20 - offset)
+                var validator = UTF8StreamValidator()
+                let valid = validator.feed(text[...]) && validator.isAtBoundary
+                #expect(valid == Encoding.isValidUTF8(text), "\(character) at \(offset)")
+            }
+        }
+    }
+
     @Test func reportsTheFirstImpossibleByteAtOnce() {
         var validator = UTF8StreamValidator()
         let start = validator.feed(Array("ok ".utf8) + [0xF4])
