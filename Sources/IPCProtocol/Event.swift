@@ -34,12 +34,19 @@ public struct EventEnvelope: Sendable, Equatable {
     /// `RPCRequest(id: nil, method: "event", params: params).line()`, written directly (keys in
     /// order) because every event is encoded on the daemon's hot path.
     public func line() -> [UInt8] {
+        Self.line(bootId: bootId, seq: seq, type: type, time: time, writingData: data.write)
+    }
+
+    /// The line of an envelope whose data `writeData` appends as JSON text (an `EventData`'s
+    /// `writeData`): the bytes `line()` makes, without the data built as a `JSONValue`.
+    public static func line(bootId: String, seq: Int?, type: String, time: String,
+                            writingData writeData: (inout [UInt8]) -> Void) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(192)
         out.append(contentsOf: #"{"jsonrpc":"2.0","method":"event","params":{"bootId":"#.utf8)
         JSONValue.writeString(bootId, to: &out)
         out.append(contentsOf: #","data":"#.utf8)
-        data.write(to: &out)
+        writeData(&out)
         if let seq {
             out.append(contentsOf: #","seq":"#.utf8)
             JSONValue.writeInteger(Int64(seq), to: &out)

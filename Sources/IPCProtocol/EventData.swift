@@ -9,6 +9,13 @@ public protocol EventData: Sendable, Equatable {
     /// nil when a member the protocol guarantees is missing.
     init?(data: JSONValue)
     var data: JSONValue { get }
+    /// Appends `data`'s JSON text, the bytes `data.serialized()` makes (keys in order). Events
+    /// of the display path write it directly, without building `data`.
+    func writeData(to out: inout [UInt8])
+}
+
+extension EventData {
+    public func writeData(to out: inout [UInt8]) { data.write(to: &out) }
 }
 
 extension EventEnvelope {
@@ -161,6 +168,16 @@ public struct OverlayHideEvent: EventData {
     }
 
     public var data: JSONValue { ["overlayId": .string(overlayId), "timelineId": .string(timelineId), "reason": .string(reason)] }
+
+    public func writeData(to out: inout [UInt8]) {
+        JSONWriter.append(to: &out) { writer in
+            writer.beginObject()
+            writer.member("overlayId", overlayId)
+            writer.member("reason", reason)
+            writer.member("timelineId", timelineId)
+            writer.endObject()
+        }
+    }
 }
 
 /// `overlay.post`: post `{key, data}` into the overlay's page (`window.postMessage`).

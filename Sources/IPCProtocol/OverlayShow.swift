@@ -46,4 +46,22 @@ public struct OverlayShow: EventData {
         members.setIfPresent("rawOmittedBytes", rawOmittedBytes.map { .number(Double($0)) })
         return .object(members)
     }
+
+    /// `data`'s text, members in key order, written without building `data` (every overlay shown).
+    public func writeData(to out: inout [UInt8]) {
+        JSONWriter.append(to: &out) { writer in
+            writer.beginObject()
+            writer.member("durationSec", durationSec)
+            writer.member("kind", kind)
+            writer.member("overlayId", overlayId)
+            writer.key("placement")
+            writer.value(placement.json)
+            writer.key("raw")
+            writer.value(raw)
+            if let rawOmittedBytes { writer.member("rawOmittedBytes", rawOmittedBytes) }
+            writer.member("timelineId", timelineId)
+            writer.member("url", url)
+            writer.endObject()
+        }
+    }
 }

@@ -29,6 +29,14 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Runs `write` with a writer that appends to `out` (the bytes are moved in and back, not copied).
+    public static func append(to out: inout [UInt8], _ write: (inout JSONWriter) -> Void) {
+        var writer = JSONWriter(capacity: 0)
+        swap(&writer.bytes, &out)
+        write(&writer)
+        swap(&writer.bytes, &out)
+    }
+
     public mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
@@ -56,7 +64,8 @@ public struct JSONWriter: Sendable {
         separate()
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         // The value after a key takes no comma.
         empty = true
     }

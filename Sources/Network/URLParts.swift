@@ -95,14 +95,20 @@ public enum PercentEncoding {
 
     /// Appends `text`, encoded.
     public static func append(_ text: String, to out: inout [UInt8]) {
-        let hexDigits = Array("0123456789ABCDEF".utf8)
         for byte in text.utf8 {
             if isUnreserved(byte) {
                 out.append(byte)
             } else {
-                out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0x0F))
             }
         }
+    }
+
+    /// The upper-case hex digit of a value from 0 to 15.
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {

@@ -161,6 +161,26 @@ import Testing
         #expect(OverlayShow(data: omitted.data) == omitted)
     }
 
+    /// The display path writes `overlay.show` and `overlay.hide` without building `data`: the
+    /// same bytes as `data.serialized()`, and the same line as the envelope of `data`.
+    @Test func theDisplayPathsEventsWriteTheBytesOfTheirData() {
+        let show = OverlayShow(overlayId: "ov-1", timelineId: "t\"1", kind: "predict", url: "https://cdn/q.html?a=1",
+                               placement: OverlayPlacement(location: 2, widthPct: 12.5, heightPct: 100), durationSec: 0,
+                               raw: ["timelineId": "t\"1", "position": ["alignment": 2, "width": 12.5], "targets": ["all"], "é": nil])
+        var omitted = show
+        omitted.raw = .null
+        omitted.rawOmittedBytes = 20_000
+        let hide = OverlayHideEvent(overlayId: "ov-1", timelineId: "t\n1", reason: "replaced")
+        let events: [any EventData] = [show, omitted, hide]
+        for event in events {
+            var written: [UInt8] = Array("prefix ".utf8)
+            event.writeData(to: &written)
+            #expect(written == Array("prefix ".utf8) + event.data.serialized(), "\(type(of: event))")
+            let line = EventEnvelope.line(bootId: "b", seq: 7, type: type(of: event).type, time: "t", writingData: event.writeData)
+            #expect(line == EventEnvelope(bootId: "b", seq: 7, type: type(of: event).type, time: "t", data: event.data).line())
+        }
+    }
+
     @Test func aSuccessfulAnswerCarriesANullReasonAndTheBackendsData() {
         let success = AnswerResultEvent.success(overlayId: "ov-1", timelineId: "tl1", data: ["score": 3])
         #expect(success.data.jsonText == #"{"data":{"score":3},"overlayId":"ov-1","reason":null,"status":"success","timelineId":"tl1"}"#)

@@ -254,8 +254,13 @@ struct EndpointURL: Sendable, Equatable {
     let host: String
 
     init?(_ text: String) {
-        guard !text.unicodeScalars.contains(where: Self.isRefused) else { return nil }
         let bytes = Array(text.utf8)
+        // Scalar by scalar only when the text is not ASCII.
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            guard !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
+        } else {
+            guard !text.unicodeScalars.contains(where: Self.isRefused) else { return nil }
+        }
         let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
         guard let schemeEnd = bytes.indices.first(where: {
             bytes[$0] == colon && $0 + 2 < bytes.count && bytes[$0 + 1] == slash && bytes[$0 + 2] == slash

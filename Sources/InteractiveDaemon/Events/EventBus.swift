@@ -64,18 +64,21 @@ final class EventBus {
     /// observer-role subscribers get instead of `data`.
     func publish(_ type: String, _ data: JSONValue, section: String? = nil, status value: JSONValue? = nil,
                  observerData: JSONValue? = nil, observerStatus observerValue: JSONValue? = nil) {
-        publish(type, data, section: section, statusSection: .value(value ?? .null), observerData: observerData,
-                observerStatus: observerValue)
+        publish(type, writingData: data.write, section: section, statusSection: .value(value ?? .null),
+                observerData: observerData.map { $0.write }, observerStatus: observerValue)
     }
 
     /// `publish` with the section's value built only when the board is read: for a section that
-    /// changes with every overlay and is read far less often.
+    /// changes with every overlay and is read far less often. The event's data is written
+    /// straight into its line (`EventData.writeData`).
     func publish<Event: EventData>(_ event: Event, section: String, builtStatus build: @escaping @LoopActor () -> JSONValue) {
-        publish(Event.type, event.data, section: section, statusSection: .built(build), observerData: nil, observerStatus: nil)
+        publish(Event.type, writingData: event.writeData, section: section, statusSection: .built(build), observerData: nil,
+                observerStatus: nil)
     }
 
-    private func publish(_ type: String, _ data: JSONValue, section: String?, statusSection: StatusSection,
-                         observerData: JSONValue?, observerStatus observerValue: JSONValue?) {
+    private func publish(_ type: String, writingData writeData: (inout [UInt8]) -> Void, section: String?,
+                         statusSection: StatusSection, observerData writeObserverData: ((inout [UInt8]) -> Void)?,
+                         observerStatus observerValue: JSONValue?) {
         if let section {
             status[section] = statusSection
             observerStatus[section] = observerValue
@@ -83,8 +86,10 @@ final class EventBus {
         seq += 1
         let time = Timestamp.rfc3339(Timestamp.nowMs())
         let entry = ReplayRing.Entry(
-            seq: seq, type: type, line: EventEnvelope(bootId: bootId, seq: seq, type: type, time: time, data: data).line(),
-            observerLine: observerData.map { EventEnvelope(bootId: bootId, seq: seq, type: type, time: time, data: $0).line() })
+            seq: seq, type: type, line: EventEnvelope.line(bootId: bootId, seq: seq, type: type, time: time, writingData: writeData),
+            observerLine: writeObserverData.map {
+                EventEnvelope.line(bootId: bootId, seq: seq, type: type, time: time, writingData: $0)
+            })
         ring.append(entry)
         for subscriber in subscribers.values where subscriber.wants(type) {
             subscriber.queue.pushEvent(entry.line(for: subscriber.role))
@@ -96,8 +101,8 @@ final class EventBus {
     /// observer-role subscribers get instead (a play ticket without its token).
     func publish<Event: EventData>(_ event: Event, section: String? = nil, status value: JSONValue? = nil,
                                    observerEvent: Event? = nil, observerStatus observerValue: JSONValue? = nil) {
-        publish(Event.type, event.data, section: section, status: value, observerData: observerEvent?.data,
-                observerStatus: observerValue)
+        publish(Event.type, writingData: event.writeData, section: section, statusSection: .value(value ?? .null),
+                observerData: observerEvent.map { $0.writeData }, observerStatus: observerValue)
     }
 
     /// `setStatus` with the section's value built only when the board is read.

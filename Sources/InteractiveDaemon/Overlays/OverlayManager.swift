@@ -283,14 +283,17 @@ final class OverlayManager {
     /// The journal fields of an overlay of the current room.
     func fields(_ overlay: IncomingOverlay) -> [String: String] { fields(overlay, mediaId: context?.mediaId) }
 
-    private func fields(_ overlay: IncomingOverlay, mediaId: String?) -> [String: String] {
-        var fields = ["INTERACTIVE_TIMELINE_ID": overlay.timelineId]
+    private func fields(_ overlay: IncomingOverlay, mediaId: String?, overlayId: String? = nil) -> [String: String] {
+        // Sized once: these are built for every overlay shown.
+        var fields = [String: String](minimumCapacity: 4)
+        fields["INTERACTIVE_TIMELINE_ID"] = overlay.timelineId
         if let trackingId = overlay.trackingId { fields["INTERACTIVE_TRACKING_ID"] = trackingId }
         if let mediaId { fields["INTERACTIVE_MEDIA_ID"] = mediaId }
+        if let overlayId { fields["INTERACTIVE_OVERLAY_ID"] = overlayId }
         return fields
     }
 
     private func fields(_ record: OnScreenOverlay, mediaId: String?) -> [String: String] {
-        fields(record.overlay, mediaId: mediaId).merging(["INTERACTIVE_OVERLAY_ID": record.overlayId]) { $1 }
+        fields(record.overlay, mediaId: mediaId, overlayId: record.overlayId)
     }
 }
