@@ -10,7 +10,8 @@ public protocol EventData: Sendable, Equatable {
     init?(data: JSONValue)
     var data: JSONValue { get }
     /// Appends `data`'s JSON text, the bytes `data.serialized()` makes (keys in order). Events
-    /// of the display path write it directly, without building `data`.
+    /// of the display path write it directly, without building `data` (`OverlayShow` relays
+    /// its `rawText` where `data` has `raw`).
     func writeData(to out: inout [UInt8])
 }
 

@@ -25,6 +25,15 @@ public struct OverlayPlacement: Sendable, Equatable {
         ["location": .number(Double(location)), "widthPct": .number(widthPct), "heightPct": .number(heightPct)]
     }
 
+    /// `json`'s text, the bytes `json.serialized()` makes, written without building it.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("heightPct", heightPct)
+        writer.member("location", location)
+        writer.member("widthPct", widthPct)
+        writer.endObject()
+    }
+
     /// A rectangle in the player's own units (pixels, points), origin at the top-left.
     public struct Rect: Sendable, Equatable {
         public var x: Double

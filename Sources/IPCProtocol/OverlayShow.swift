@@ -16,9 +16,12 @@ public struct OverlayShow: EventData {
     public var raw: JSONValue
     /// The size of a `raw` left out, in bytes.
     public var rawOmittedBytes: Int?
+    /// `raw` as JSON text, as the backend wrote it: what the daemon writes for `raw` when it is
+    /// set (the same value, relayed rather than written again). Its bytes hold no line break.
+    public var rawText: [UInt8]?
 
     public init(overlayId: String, timelineId: String, kind: String, url: String, placement: OverlayPlacement,
-                durationSec: Int, raw: JSONValue, rawOmittedBytes: Int? = nil) {
+                durationSec: Int, raw: JSONValue, rawOmittedBytes: Int? = nil, rawText: [UInt8]? = nil) {
         self.overlayId = overlayId
         self.timelineId = timelineId
         self.kind = kind
@@ -27,6 +30,7 @@ public struct OverlayShow: EventData {
         self.durationSec = durationSec
         self.raw = raw
         self.rawOmittedBytes = rawOmittedBytes
+        self.rawText = rawText
     }
 
     public init?(data: JSONValue) {
@@ -47,7 +51,8 @@ public struct OverlayShow: EventData {
         return .object(members)
     }
 
-    /// `data`'s text, members in key order, written without building `data` (every overlay shown).
+    /// `data`'s text, members in key order, written without building `data` (every overlay
+    /// shown), `raw` as `rawText` when that is set.
     public func writeData(to out: inout [UInt8]) {
         JSONWriter.append(to: &out) { writer in
             writer.beginObject()
@@ -55,9 +60,9 @@ public struct OverlayShow: EventData {
             writer.member("kind", kind)
             writer.member("overlayId", overlayId)
             writer.key("placement")
-            writer.value(placement.json)
+            placement.write(to: &writer)
             writer.key("raw")
-            writer.value(raw)
+            if let rawText { writer.json(rawText) } else { writer.value(raw) }
             if let rawOmittedBytes { writer.member("rawOmittedBytes", rawOmittedBytes) }
             writer.member("timelineId", timelineId)
             writer.member("url", url)

@@ -24,6 +24,23 @@ extension JSONValue {
         }
     }
 
+    /// Parses like `parse`, and tells where the root array's elements, and the members of those
+    /// that are objects, lie in `bytes` (none when the root is not an array): a reader can relay
+    /// a part's text as it came instead of writing its value again. Found during the one parse.
+    public static func parseWithElementRanges<Bytes: Collection>(_ bytes: Bytes, maxDepth: Int = 256)
+        throws(JSONParseError) -> (value: JSONValue, ranges: JSONElementRanges) where Bytes.Element == UInt8 {
+        func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<(value: JSONValue, ranges: JSONElementRanges), JSONParseError> {
+            var parser = JSONParser(buffer, maxDepth: maxDepth)
+            parser.recordsRanges = true
+            // A Socket.IO event: a name and an argument or two, of a few members.
+            parser.ranges.elements.reserveCapacity(4)
+            parser.ranges.members.reserveCapacity(8)
+            return Result { () throws(JSONParseError) in (try parser.parseDocument(), parser.ranges) }
+        }
+        if let result = bytes.withContiguousStorageIfAvailable(run) { return try result.get() }
+        return try Array(bytes).withUnsafeBufferPointer(run).get()
+    }
+
     /// Parses a JSON document held in a string.
     public static func parse(_ text: String, maxDepth: Int = 256) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), maxDepth: maxDepth)
@@ -37,6 +54,9 @@ struct JSONParser {
     let maxDepth: Int
     var index = 0
     var depth = 0
+    /// Whether `ranges` are recorded (the root being an array).
+    var recordsRanges = false
+    var ranges = JSONElementRanges()
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -45,6 +65,7 @@ struct JSONParser {
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
         skipWhitespace()
+        if index < bytes.count, bytes[index] != UInt8(ascii: "[") { recordsRanges = false }
         let value = try parseValue()
         skipWhitespace()
         guard index == bytes.count else { throw fail("unexpected data after the document") }
@@ -107,7 +128,13 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
+            let start = index
             members[key] = try parseValue()
+            // A member of an object that is an element of the root array (the element being
+            // parsed is the next to be recorded).
+            if recordsRanges, depth == 2 {
+                ranges.members.append(JSONElementRanges.Member(element: ranges.elements.count, key: key, range: start..<index))
+            }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -133,7 +160,9 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
+            let start = index
             elements.append(try parseValue())
+            if recordsRanges, depth == 1 { ranges.elements.append(start..<index) }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -394,5 +423,38 @@ struct JSONParser {
 
     func appendUTF8(of scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
         UTF8.encode(scalar) { buffer.append($0) }
+    }
+}
+
+/// Where the parts of a document whose root is an array lie in its bytes, as offsets from its
+/// first byte (`JSONValue.parseWithElementRanges`).
+public struct JSONElementRanges: Sendable, Equatable {
+    /// A member of an element that is an object.
+    public struct Member: Sendable, Equatable {
+        public var element: Int
+        public var key: String
+        public var range: Range<Int>
+
+        public init(element: Int, key: String, range: Range<Int>) {
+            self.element = element
+            self.key = key
+            self.range = range
+        }
+    }
+
+    /// Each element of the root array.
+    public var elements: [Range<Int>] = []
+    /// The members of the elements that are objects, in document order.
+    public var members: [Member] = []
+
+    public init(elements: [Range<Int>] = [], members: [Member] = []) {
+        self.elements = elements
+        self.members = members
+    }
+
+    /// Where member `key` of element `element` lies (the last when the key repeats, as `parse`
+    /// keeps it); nil when absent.
+    public func member(_ key: String, ofElement element: Int) -> Range<Int>? {
+        members.last { $0.element == element && $0.key == key }?.range
     }
 }

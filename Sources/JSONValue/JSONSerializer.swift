@@ -131,25 +131,39 @@ extension JSONValue {
     /// Whether any byte is a control character, a quote or a backslash: eight bytes at a time
     /// (most strings need no escaping, and overlays carry long ones).
     static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
+        anyByte(of: bytes) { byte in byte < 0x20 || byte == 0x22 || byte == 0x5C } word: { word in
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            return belowSpace(word) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+        }
+    }
+
+    /// Whether any byte is below 0x20. JSON text a parser accepted holds such bytes only as
+    /// white space (tabs and line breaks); without them, it fits in a JSON line as it is.
+    public static func containsControlBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        anyByte(of: bytes, { $0 < 0x20 }, word: belowSpace)
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+
+    /// Sets the high bit of a byte (and maybe of bytes after it) when a byte of `word` is below
+    /// 0x20: the classic "has a byte less than n" test; the "has a zero byte" test is its n = 1.
+    private static func belowSpace(_ word: UInt64) -> UInt64 { (word &- ones &* 0x20) & ~word }
+
+    /// Whether `test` holds for a byte, eight bytes at a time with `word` (a high bit set in its
+    /// result means some byte matched; none set means none did) and the rest one by one.
+    private static func anyByte(of bytes: UnsafeBufferPointer<UInt8>, _ test: (UInt8) -> Bool,
+                                word: (UInt64) -> UInt64) -> Bool {
         var index = 0
         if let base = bytes.baseAddress {
             let raw = UnsafeRawPointer(base)
             while index + 8 <= bytes.count {
-                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                // A byte below 0x20, or equal to 0x22 or 0x5C, sets its high bit in one of these
-                // (the classic "has a byte less than n" and "has a zero byte" tests).
-                let below20 = (word &- ones &* 0x20) & ~word
-                let quote = word ^ (ones &* 0x22)
-                let backslash = word ^ (ones &* 0x5C)
-                if (below20 | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highBits != 0 { return true }
+                if word(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) & 0x8080_8080_8080_8080 != 0 { return true }
                 index += 8
             }
         }
         while index < bytes.count {
-            let byte = bytes[index]
-            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return true }
+            if test(bytes[index]) { return true }
             index += 1
         }
         return false

@@ -82,6 +82,13 @@ public struct JSONWriter: Sendable {
         empty = false
     }
 
+    /// A number as `JSONValue.number(value)` writes it.
+    public mutating func number(_ value: Double) {
+        separate()
+        JSONValue.writeNumber(value, to: &bytes)
+        empty = false
+    }
+
     public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
@@ -130,6 +137,11 @@ public struct JSONWriter: Sendable {
     public mutating func member(_ name: StaticString, _ value: Int) {
         key(name)
         integer(Int64(value))
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Double) {
+        key(name)
+        number(value)
     }
 
     private mutating func separate() {

@@ -60,6 +60,9 @@ public struct SocketIOEvent: Sendable, Equatable {
     /// The size of the packet it came in, as text: at least that of each argument's JSON text
     /// (nil when not known), so a size check of an argument need not serialize it again.
     public var byteCount: Int?
+    /// The packet's data as the server wrote it (nil for a binary event, or one not decoded from
+    /// the wire): how `args` were written, not compared by `==`.
+    var dataText: SocketIODataText?
 
     public init(name: String, args: [JSONValue], attachments: [[UInt8]] = [], ackToken: SocketIOAckToken? = nil,
                 byteCount: Int? = nil) {
@@ -68,6 +71,19 @@ public struct SocketIOEvent: Sendable, Equatable {
         self.attachments = attachments
         self.ackToken = ackToken
         self.byteCount = byteCount
+    }
+
+    /// The JSON text of `args[index]`, or of its member `member` when it is an object, as the
+    /// server wrote it: for a reader that relays it rather than writing the value again. nil when
+    /// absent or not known (a binary event, or one not decoded from the wire).
+    public func argumentText(_ index: Int, member: String? = nil) -> ArraySlice<UInt8>? {
+        // Element 0 of the packet's array is the event's name.
+        dataText?.element(index + 1, member: member)
+    }
+
+    public static func == (lhs: SocketIOEvent, rhs: SocketIOEvent) -> Bool {
+        lhs.name == rhs.name && lhs.args == rhs.args && lhs.attachments == rhs.attachments && lhs.ackToken == rhs.ackToken
+            && lhs.byteCount == rhs.byteCount
     }
 
     /// The bytes a placeholder argument stands for.

@@ -379,7 +379,9 @@ struct SocketIOConnectionMachine {
         case .event, .binaryEvent:
             guard !array.isEmpty, let name = array.removeFirst().stringValue else { return nil }
             let token = packet.id.map { SocketIOAckToken(id: $0, epoch: epoch) }
-            return .event(SocketIOEvent(name: name, args: array, attachments: attachments, ackToken: token))
+            var event = SocketIOEvent(name: name, args: array, attachments: attachments, ackToken: token)
+            event.dataText = packet.dataText
+            return .event(event)
         case .ack, .binaryAck:
             guard let id = packet.id else { return nil }
             return .ack(id: id, payload: SocketIOPayload(args: array, attachments: attachments))

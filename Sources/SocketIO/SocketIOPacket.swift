@@ -24,6 +24,28 @@ struct SocketIOPacket: Sendable, Equatable {
     var encodedData: [UInt8]?
     /// Number of binary attachments that follow (binary types only).
     var attachmentCount = 0
+    /// Where an incoming EVENT's data array lies in the packet, part by part; nil for other packets.
+    var dataText: SocketIODataText?
+}
+
+/// An incoming packet's data text and where the parts of its array lie in it.
+struct SocketIODataText: Sendable, Equatable {
+    let bytes: ArraySlice<UInt8>
+    let ranges: JSONElementRanges
+
+    /// The text of element `index` (of its member `member`, when given); nil when absent.
+    func element(_ index: Int, member: String? = nil) -> ArraySlice<UInt8>? {
+        guard ranges.elements.indices.contains(index) else { return nil }
+        let range: Range<Int>
+        if let member {
+            guard let found = ranges.member(member, ofElement: index) else { return nil }
+            range = found
+        } else {
+            range = ranges.elements[index]
+        }
+        let start = bytes.startIndex
+        return bytes[(start + range.lowerBound)..<(start + range.upperBound)]
+    }
 }
 
 /// An outgoing event's arguments: values, or one argument as JSON text its caller encoded once.
@@ -90,7 +112,13 @@ enum SocketIOCodec {
         }
         if index < bytes.count {
             do {
-                packet.data = try JSONValue.parse(bytes[index...])
+                if type == .event {
+                    let parsed = try JSONValue.parseWithElementRanges(bytes[index...])
+                    packet.data = parsed.value
+                    packet.dataText = SocketIODataText(bytes: bytes[index...], ranges: parsed.ranges)
+                } else {
+                    packet.data = try JSONValue.parse(bytes[index...])
+                }
             } catch {
                 throw .protocolViolation("Socket.IO packet data: \(error)")
             }

@@ -40,6 +40,36 @@ import Testing
         #expect(over.raw == .null && over.rawOmittedBytes == OnScreenOverlay.rawLimit + 1)
     }
 
+    /// The backend's overlay object goes to the players as it came (its text relayed, white
+    /// space and key order kept), in either payload shape; text with a line break in its white
+    /// space, which would end the event's line, is written again from the value.
+    @Test func overlayShowRelaysTheBackendsTextOfTheOverlay() throws {
+        func show(_ packet: String) throws -> (OverlayShow, [UInt8]) {
+            let parsed = try JSONValue.parseWithElementRanges(Array(packet.utf8))
+            let bytes = Array(packet.utf8)
+            func text(_ member: String?) -> ArraySlice<UInt8>? {
+                let range = member.map { parsed.ranges.member($0, ofElement: 1) } ?? parsed.ranges.elements.dropFirst().first
+                return range.map { bytes[$0] }
+            }
+            let payload = try #require(parsed.value.arrayValue?.last)
+            let overlay = try #require(IncomingOverlay(payload: payload, text: text))
+            let event = OnScreenOverlay(overlayId: "o", overlay: overlay, url: "https://cdn.example/quiz.html", shownAt: Self.nowMs,
+                                        trackingId: nil).showEvent
+            var written: [UInt8] = []
+            event.writeData(to: &written)
+            return (event, written)
+        }
+        let wrapped = try show(#"["overlay",{"data": {"url":"https://cdn.example/quiz.html", "timelineId":"tl", "n":1.50},"_trackingId":"t"}]"#)
+        #expect(wrapped.0.rawText.map { String(decoding: $0, as: UTF8.self) } == #"{"url":"https://cdn.example/quiz.html", "timelineId":"tl", "n":1.50}"#)
+        let relayed = try JSONValue.parse(wrapped.1)
+        #expect(relayed["raw"] == wrapped.0.raw && relayed["timelineId"] == "tl")
+        let bare = try show(#"["overlay",{"timelineId":"tl","_trackingId":"t"}]"#)
+        #expect(bare.0.rawText.map { String(decoding: $0, as: UTF8.self) } == #"{"timelineId":"tl","_trackingId":"t"}"#)
+        let broken = try show("[\"overlay\",{\"data\":{\"timelineId\":\n\"tl\"}}]")
+        #expect(broken.0.rawText == nil && !broken.1.contains(0x0A))
+        #expect(try JSONValue.parse(broken.1)["raw"] == ["timelineId": "tl"])
+    }
+
     static let t0 = ContinuousClock.now
     static let nowMs: Int64 = 1_796_032_000_000
     static let live = RoomKey(mediaId: "m1", mode: .live)

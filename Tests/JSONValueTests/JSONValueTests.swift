@@ -39,6 +39,33 @@ import Testing
         #expect(JSONValue.string(accents + "\"tail").jsonText == "\"" + accents + "\\\"tail\"")
     }
 
+    /// The one parse tells where the root array's elements and their members lie, as written
+    /// (white space around them excluded); nothing deeper, and nothing when the root is no array.
+    @Test func parsingTellsWhereTheRootArraysPartsLie() throws {
+        let text = Array(#" [ "ev" , {"a": [1, {"b":2}], "c":"x", "a" :3}, [ {"d":1} ], 4 ] "#.utf8)
+        let (value, ranges) = try JSONValue.parseWithElementRanges(text)
+        #expect(value == (try JSONValue.parse(text)))
+        func string(_ range: Range<Int>?) -> String? { range.map { String(decoding: text[$0], as: UTF8.self) } }
+        #expect(ranges.elements.map { string($0) } == [#""ev""#, #"{"a": [1, {"b":2}], "c":"x", "a" :3}"#, #"[ {"d":1} ]"#, "4"])
+        #expect(string(ranges.member("c", ofElement: 1)) == #""x""#)
+        #expect(string(ranges.member("a", ofElement: 1)) == "3")  // the last, as parse keeps it
+        #expect(ranges.member("b", ofElement: 1) == nil && ranges.member("d", ofElement: 2) == nil)
+        #expect(try JSONValue.parseWithElementRanges(Array(#"{"a":{"b":1}}"#.utf8)).ranges == JSONElementRanges())
+        #expect(throws: JSONParseError.self) { try JSONValue.parseWithElementRanges(Array("[1,".utf8)) }
+    }
+
+    @Test func controlBytesAreFoundAtEveryOffset() {
+        for length in [1, 8, 17] {
+            for offset in 0..<length {
+                var bytes = [UInt8](repeating: UInt8(ascii: " "), count: length)
+                bytes[offset] = 0x0A
+                #expect(bytes.withUnsafeBufferPointer(JSONValue.containsControlBytes), "at \(offset) of \(length)")
+            }
+        }
+        let plain = Array(#"{"a": "é\"", "b": [1, 2]} "#.utf8)
+        #expect(!plain.withUnsafeBufferPointer(JSONValue.containsControlBytes))
+    }
+
     @Test func serializedByteCountIsTheSerializedLength() throws {
         var values: [JSONValue] = [
             nil, true, false, 0, -0.0, 7, -7, 10, 99, 100, -1000, 1764400000000, -9007199254740992, 9007199254740993,

@@ -74,7 +74,15 @@ import Testing
     @Test func decoding() throws {
         #expect(try decode(#"0{"sid":"s1"}"#) == SocketIOPacket(type: .connect, data: ["sid": "s1"]))
         #expect(try decode("0/admin,") == SocketIOPacket(type: .connect, namespace: "/admin"))
-        #expect(try decode(#"2/admin,7["ev",{"a":[1,2]}]"#) == SocketIOPacket(type: .event, namespace: "/admin", id: 7, data: ["ev", ["a": [1, 2]]]))
+        let event = try decode(#"2/admin,7["ev", {"a": [1,2]} ]"#)
+        #expect(SocketIOPacket(type: .event, namespace: "/admin", id: 7, data: event.data) == SocketIOPacket(type: .event, namespace: "/admin", id: 7, data: ["ev", ["a": [1, 2]]]))
+        // Where the array's parts lie, for a reader that relays them as they came.
+        let text = try #require(event.dataText)
+        #expect(text.element(0).map { String(decoding: $0, as: UTF8.self) } == #""ev""#)
+        #expect(text.element(1).map { String(decoding: $0, as: UTF8.self) } == #"{"a": [1,2]}"#)
+        #expect(text.element(1, member: "a").map { String(decoding: $0, as: UTF8.self) } == "[1,2]")
+        #expect(text.element(1, member: "b") == nil && text.element(0, member: "a") == nil && text.element(2) == nil)
+        #expect(try decode(#"31["x"]"#).dataText == nil)
         #expect(try decode(#"31["x"]"#) == SocketIOPacket(type: .ack, id: 1, data: ["x"]))
         #expect(try decode(#"4{"message":"no","data":{"code":1}}"#).data?["message"] == "no")
         #expect(try decode(#"4"Unable to connect""#).data == "Unable to connect")

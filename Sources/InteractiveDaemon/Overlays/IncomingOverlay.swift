@@ -40,6 +40,9 @@ struct IncomingOverlay: Sendable, Equatable {
     let raw: JSONValue
     /// At least `raw`'s size as JSON text (the packet it came in), when known.
     let rawByteBound: Int?
+    /// `raw`'s JSON text as the backend wrote it, when known and when it fits in a JSON line as
+    /// it is: `overlay.show` relays it instead of writing `raw` again.
+    let rawText: [UInt8]?
 
     /// The longest timeline or tracking id taken, in UTF-8 bytes: the daemon keys its screen and
     /// tracking state (a thousand finished sessions included) by them.
@@ -52,13 +55,18 @@ struct IncomingOverlay: Sendable, Equatable {
     }
 
     /// nil when the payload has no timeline id (nothing can be shown or tracked without it), or
-    /// when its timeline or tracking id is longer than `maxIdBytes`.
-    init?(payload: JSONValue, byteBound: Int? = nil) {
+    /// when its timeline or tracking id is longer than `maxIdBytes`. `text` gives the overlay
+    /// object's JSON text as it came (`data` for the payload's `data` member, nil for the payload
+    /// itself), when known.
+    init?(payload: JSONValue, byteBound: Int? = nil, text: (_ member: String?) -> ArraySlice<UInt8>? = { _ in nil }) {
         let overlay: JSONValue
+        let overlayText: ArraySlice<UInt8>?
         if case .object = payload["data"] ?? .null {
             overlay = payload["data"] ?? .null
+            overlayText = text("data")
         } else {
             overlay = payload
+            overlayText = text(nil)
         }
         guard case .object = overlay, let timelineId = Self.id(overlay["timelineId"]) else { return nil }
         let trackingValue = payload["_trackingId"] ?? overlay["_trackingId"]
@@ -86,6 +94,11 @@ struct IncomingOverlay: Sendable, Equatable {
         emitTimestamp = (payload["_emitTimestamp"] ?? overlay["_emitTimestamp"])?.lenientDouble.flatMap(Self.epochMilliseconds)
         raw = overlay
         rawByteBound = byteBound
+        // White space between tokens may hold line breaks, which would end the event's line
+        // (such text is written again from `raw`).
+        rawText = overlayText.flatMap { text in
+            text.withUnsafeBufferPointer(JSONValue.containsControlBytes) ? nil : Array(text)
+        }
     }
 
     /// A placement size in percent of the video area: above 0 and at most 100; anything else

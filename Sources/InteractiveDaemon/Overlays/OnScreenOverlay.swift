@@ -26,17 +26,19 @@ struct OnScreenOverlay: Sendable, Equatable {
         OverlayPlacement(location: overlay.location ?? 4, widthPct: overlay.widthPct, heightPct: overlay.heightPct)
     }
 
-    /// The `overlay.show` event's data. `raw` is the backend's payload when it takes at most
-    /// `rawLimit` bytes; a larger one is left out (`raw: null`, `rawOmittedBytes`), so a backend
-    /// cannot make every event, queue and the replay ring carry megabytes.
+    /// The `overlay.show` event's data. `raw` is the backend's payload (its text as it came, when
+    /// known) when it takes at most `rawLimit` bytes; a larger one is left out (`raw: null`,
+    /// `rawOmittedBytes`), so a backend cannot make every event, queue and the replay ring carry
+    /// megabytes.
     var showEvent: OverlayShow {
         var event = OverlayShow(overlayId: overlayId, timelineId: timelineId, kind: kind.rawValue, url: url, placement: placement,
-                                durationSec: overlay.durationSec, raw: overlay.raw)
+                                durationSec: overlay.durationSec, raw: overlay.raw, rawText: overlay.rawText)
         // Counted only when the packet it came in does not bound it already.
         if (overlay.rawByteBound ?? .max) > Self.rawLimit {
-            let rawBytes = overlay.raw.serializedByteCount
+            let rawBytes = overlay.rawText?.count ?? overlay.raw.serializedByteCount
             if rawBytes > Self.rawLimit {
                 event.raw = .null
+                event.rawText = nil
                 event.rawOmittedBytes = rawBytes
             }
         }

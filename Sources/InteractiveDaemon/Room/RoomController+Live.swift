@@ -235,7 +235,8 @@ extension RoomController {
         guard let room, room.mode == .live, room.isActive, let arrivalRoom = core.arrivalRoom, let payload = event.args.first else { return }
         let arrival: BackendArrival
         if event.name == "overlay" || event.name == "ex-overlay" {
-            guard let overlay = overlayArrived(payload, byteBound: event.byteCount, receivedAt: Timestamp.nowMs(), room: arrivalRoom) else {
+            guard let overlay = overlayArrived(payload, byteBound: event.byteCount, text: { event.argumentText(0, member: $0) },
+                                               receivedAt: Timestamp.nowMs(), room: arrivalRoom) else {
                 return
             }
             arrival = overlay
@@ -283,8 +284,9 @@ extension RoomController {
 
     /// An overlay arrived for `room`: its trace lock is told at once; its routing may wait for
     /// the interactive status. The room may change meanwhile: the overlay stays this room's.
-    private func overlayArrived(_ payload: JSONValue, byteBound: Int?, receivedAt: Int64, room: RoomKey) -> BackendArrival? {
-        guard let overlay = IncomingOverlay(payload: payload, byteBound: byteBound) else {
+    private func overlayArrived(_ payload: JSONValue, byteBound: Int?, text: (String?) -> ArraySlice<UInt8>?, receivedAt: Int64,
+                                room: RoomKey) -> BackendArrival? {
+        guard let overlay = IncomingOverlay(payload: payload, byteBound: byteBound, text: text) else {
             log.warning("Ignoring an overlay without timelineId, or with a timeline or tracking id over \(IncomingOverlay.maxIdBytes) bytes",
                         ["INTERACTIVE_MEDIA_ID": room.mediaId])
             return nil
