@@ -108,6 +108,15 @@ public struct JSONWriter: Sendable {
         empty = false
     }
 
+    /// Members written before as text (`"a":1,"b":2`, as a writer writes them in an object),
+    /// added as they are to the open object.
+    public mutating func members(_ text: [UInt8]) {
+        guard !text.isEmpty else { return }
+        separate()
+        bytes.append(contentsOf: text)
+        empty = false
+    }
+
     /// JSON text written as it is (the caller guarantees it is one valid value).
     public mutating func json(_ text: [UInt8]) {
         separate()

@@ -57,4 +57,20 @@ import Testing
         #expect(built["platform"] == "linux")
         #expect(built["status"] == "success")
     }
+
+    /// The members are written once, and again when a field changes (a configuration reload's
+    /// viewport, the device class).
+    @Test func clientContextFollowsItsChanges() throws {
+        var context = ClientContextBase(sdkVersion: "1.0", os: "Linux", deviceClass: "settopbox", viewportWidth: 1920, viewportHeight: 1080)
+        context.viewportWidth = 1280
+        context.viewportHeight = 720
+        context.deviceClass = "kiosk"
+        var writer = JSONWriter()
+        writer.beginObject()
+        context.writeMembers(to: &writer)
+        writer.endObject()
+        let built = try JSONValue.parse(writer.bytes)
+        #expect(built["viewportWidth"] == 1280 && built["viewportHeight"] == 720 && built["deviceClass"] == "kiosk")
+        #expect(built["sdkVersion"] == "1.0" && built["os"] == "Linux")
+    }
 }
