@@ -52,6 +52,8 @@ public final class Connection {
     var lingerTimer: TimerID?
     /// Set when the handler must hear `drained` after the current output is written.
     var reportDrain = false
+    /// A flush is queued for the end of this turn of the loop.
+    var flushQueued = false
     var onWritable: (() -> Void)?
     var onReadable: (() -> Void)?
 
@@ -157,7 +159,9 @@ public final class Connection {
         pump()
     }
 
-    /// Queues `bytes` for sending, in call order.
+    /// Queues `bytes` for sending, in call order. They are sent at the end of this turn of the
+    /// loop, with everything else the turn writes here: the emit-acks of the overlays one read
+    /// brought go out in one `send`, not one each.
     public func write(_ bytes: [UInt8]) {
         guard case .open = phase else { return }
         if let tls {
@@ -167,17 +171,24 @@ public final class Connection {
                 fail(error)
                 return
             }
-            flushTLSOutput()
         } else {
             output.append(contentsOf: bytes)
-            flushOutput()
+        }
+        guard !flushQueued else { return }
+        flushQueued = true
+        loop.execute { [weak self] in
+            guard let self else { return }
+            flushQueued = false
+            // A close flushed already; a closed socket's descriptor may belong to another by now.
+            guard case .open = phase else { return }
+            if tls != nil { flushTLSOutput() } else { flushOutput() }
         }
     }
 
     /// Asks for a `drained` event once everything queued is written (at once if nothing is).
     public func notifyWhenDrained() {
         guard case .open = phase else { return }
-        if output.count == outputOffset {
+        if output.count == outputOffset && !flushQueued {
             handler?(.drained)
         } else {
             reportDrain = true

@@ -146,6 +146,39 @@ private final class Owner {
         #expect(recorder.closed == .some(nil))
     }
 
+    /// What one turn of the loop writes goes out together at the end of the turn (the acks of
+    /// the overlays one read brought take one `send`): nothing has reached the peer while the
+    /// turn still runs, all of it has after.
+    @Test func writesOfOneTurnAreSentTogetherWhenTheTurnEnds() async throws {
+        let accepted = Mutex<Int32?>(nil)
+        let server = try LocalServer { fd in accepted.withLock { $0 = fd } }
+        defer { server.stop() }
+        let owner = Owner(try await Connection.connect(host: "127.0.0.1", port: server.port, tls: nil, timeout: .seconds(5)))
+        let recorder = Recorder()
+        owner.start(recorder)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while accepted.withLock({ $0 }) == nil {
+            guard ContinuousClock.now < deadline else { throw NetworkError.timeout("accept") }
+            try await EventLoop.shared.sleep(for: .milliseconds(2))
+        }
+        let peer = try #require(accepted.withLock { $0 })
+        defer { close(peer) }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        owner.write([1])
+        owner.write([2, 3])
+        let early = recv(peer, &buffer, buffer.count, Int32(MSG_DONTWAIT | MSG_PEEK))
+        #expect(early < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), "nothing is sent before the turn ends")
+        var received: [UInt8] = []
+        while received.count < 3 {
+            guard ContinuousClock.now < deadline else { throw NetworkError.timeout("the peer's read") }
+            try await EventLoop.shared.sleep(for: .milliseconds(2))
+            let count = recv(peer, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count > 0 { received += buffer[..<count] }
+        }
+        #expect(received == [1, 2, 3])
+        owner.close(linger: .milliseconds(50))
+    }
+
     @Test func readsNothingWhileReadingIsOff() async throws {
         let server = try LocalServer(serve: echo)
         defer { server.stop() }
