@@ -186,6 +186,10 @@ extension Connection {
         flushOutput()
     }
 
+    func flushTLSOutputOrOutput() {
+        if tls != nil { flushTLSOutput() } else { flushOutput() }
+    }
+
     func flushOutput() {
         if output.count - outputOffset > Connection.maxQueuedOutput {
             fail(.connectionLost("more than \(Connection.maxQueuedOutput) bytes waiting to be sent"))
@@ -201,7 +205,8 @@ extension Connection {
             }
             if count < 0 && errno == EINTR { continue }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                onWritable = { [weak self] in self?.flushOutput() }
+                // With TLS, what was written since is still in the session: take it too.
+                onWritable = { [weak self] in self?.flushTLSOutputOrOutput() }
                 return
             }
             fail(.connectionLost("write: \(errnoText())"))

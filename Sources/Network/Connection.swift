@@ -159,9 +159,10 @@ public final class Connection {
         pump()
     }
 
-    /// Queues `bytes` for sending, in call order. They are sent at the end of this turn of the
-    /// loop, with everything else the turn writes here: the emit-acks of the overlays one read
-    /// brought go out in one `send`, not one each.
+    /// Queues `bytes` for sending, in call order. They are sent when the loop next runs its
+    /// queued work (right after this turn's I/O handlers), with everything else the turn wrote
+    /// here: the emit-acks of the overlays one read brought go out in one `send`, not one each.
+    /// `close` sends what is queued first; `abort`, or the connection's end, drops it.
     public func write(_ bytes: [UInt8]) {
         guard case .open = phase else { return }
         if let tls {
@@ -181,7 +182,7 @@ public final class Connection {
             flushQueued = false
             // A close flushed already; a closed socket's descriptor may belong to another by now.
             guard case .open = phase else { return }
-            if tls != nil { flushTLSOutput() } else { flushOutput() }
+            flushTLSOutputOrOutput()
         }
     }
 
