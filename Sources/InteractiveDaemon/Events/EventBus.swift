@@ -32,6 +32,8 @@ final class EventBus {
     /// and again).
     private let replayByteLimit: Int
     private var subscribers: [Int: Subscriber] = [:]
+    /// While `batch` runs: each subscriber's lines so far, pushed together when it ends.
+    private var batched: [(queue: OutboundQueue, lines: [UInt8], count: Int, connection: Int)]?
     private var status: [String: StatusSection] = [:]
     /// What observers see of a section instead of `status` (absent: the same).
     private var observerStatus: [String: JSONValue] = [:]
@@ -91,10 +93,34 @@ final class EventBus {
                 EventEnvelope.line(bootId: bootId, seq: seq, type: type, time: time, writingData: $0)
             })
         ring.append(entry)
-        for subscriber in subscribers.values where subscriber.wants(type) {
-            subscriber.queue.pushEvent(entry.line(for: subscriber.role))
+        for (connection, subscriber) in subscribers where subscriber.wants(type) {
+            let line = entry.line(for: subscriber.role)
+            guard batched != nil else {
+                subscriber.queue.pushEvent(line)
+                continue
+            }
+            if let index = batched?.firstIndex(where: { $0.connection == connection }) {
+                batched?[index].lines.append(contentsOf: line)
+                batched?[index].count += 1
+            } else {
+                batched?.append((subscriber.queue, line, 1, connection))
+            }
         }
         if let section { statusSectionChanged(section) }
+    }
+
+    /// Runs `body`, and gives each subscriber the events it published in one push: a
+    /// replacement's `overlay.hide` and `overlay.show` reach a player in one `send`, not two.
+    /// Within a batch, `batch` just runs `body`.
+    func batch(_ body: () -> Void) {
+        guard batched == nil else { return body() }
+        batched = []
+        body()
+        let pending = batched ?? []
+        batched = nil
+        for entry in pending {
+            if entry.count == 1 { entry.queue.pushEvent(entry.lines) } else { entry.queue.pushEvents(entry.lines, count: entry.count) }
+        }
     }
 
     /// Publishes a typed event (docs/ipc.md, Events); `observerEvent`, when given, is what

@@ -100,7 +100,11 @@ final class OutboundQueue: Sendable {
     /// Queues an event line, or counts it as missed when the queue is full.
     func pushEvent(_ line: [UInt8]) { push(.line(line), isEvent: true) }
 
-    private func push(_ item: Item, isEvent: Bool) {
+    /// Queues `count` event lines written back to back, sent together (one `send` when nothing
+    /// waits), or counts them all as missed when the queue is full.
+    func pushEvents(_ lines: [UInt8], count: Int) { push(.line(lines), isEvent: true, events: count) }
+
+    private func push(_ item: Item, isEvent: Bool, events: Int = 1) {
         var victims: [OutboundQueue] = []
         let wake: (CheckedContinuation<[Item]?, Never>, [Item])? = state.withLock { state -> (CheckedContinuation<[Item]?, Never>, [Item])? in
             guard !state.closed else { return nil }
@@ -123,15 +127,16 @@ final class OutboundQueue: Sendable {
                 return waiter.map { ($0, state.takeAll()) }
             }
             if isEvent {
-                if state.queuedEvents >= eventLimit || (state.eventBytes > 0 && state.eventBytes + size > eventByteLimit) {
+                if state.queuedEvents >= eventLimit || (state.queuedEvents > 0 && state.queuedEvents + events > eventLimit)
+                    || (state.eventBytes > 0 && state.eventBytes + size > eventByteLimit) {
                     if case .lagged(let missed)? = state.items.last {
-                        state.items[state.items.count - 1] = .lagged(missed: missed + 1)
+                        state.items[state.items.count - 1] = .lagged(missed: missed + events)
                     } else {
-                        state.items.append(.lagged(missed: 1))
+                        state.items.append(.lagged(missed: events))
                     }
                     return nil
                 }
-                state.queuedEvents += 1
+                state.queuedEvents += events
             }
             if isEvent { state.eventBytes += size } else { state.replyBytes += size }
             state.peakBytes = max(state.peakBytes, state.held)

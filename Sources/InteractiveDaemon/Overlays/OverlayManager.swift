@@ -200,7 +200,10 @@ final class OverlayManager {
     /// name the room the decision was made in.
     func perform(_ effects: [ScreenEffect]) {
         let mediaId = context?.mediaId
-        for effect in effects where !effect.isBookkeeping { perform(effect, mediaId: mediaId) }
+        // What the players are told goes to each of them in one write.
+        bus.batch {
+            for effect in effects where !effect.isBookkeeping { perform(effect, mediaId: mediaId) }
+        }
         for effect in effects where effect.isBookkeeping { perform(effect, mediaId: mediaId) }
     }
 
