@@ -180,14 +180,11 @@ extension Connection {
 
     // MARK: Writing
 
+    /// Sends what is queued: the TLS session's records first moved into `output`, when there is
+    /// a session.
     func flushTLSOutput() {
-        guard let tls else { return }
-        tls.takeOutput(into: &output)
+        tls?.takeOutput(into: &output)
         flushOutput()
-    }
-
-    func flushTLSOutputOrOutput() {
-        if tls != nil { flushTLSOutput() } else { flushOutput() }
     }
 
     func flushOutput() {
@@ -206,7 +203,7 @@ extension Connection {
             if count < 0 && errno == EINTR { continue }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 // With TLS, what was written since is still in the session: take it too.
-                onWritable = { [weak self] in self?.flushTLSOutputOrOutput() }
+                onWritable = { [weak self] in self?.flushTLSOutput() }
                 return
             }
             fail(.connectionLost("write: \(errnoText())"))

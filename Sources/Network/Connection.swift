@@ -182,7 +182,7 @@ public final class Connection {
             flushQueued = false
             // A close flushed already; a closed socket's descriptor may belong to another by now.
             guard case .open = phase else { return }
-            flushTLSOutputOrOutput()
+            flushTLSOutput()
         }
     }
 
@@ -213,12 +213,8 @@ public final class Connection {
         case .open:
             phase = .closing(drained: false)
             lingerTimer = loop.schedule(after: linger) { [weak self] in self?.finish(nil) }
-            if let tls {
-                tls.shutdown()
-                flushTLSOutput()
-            } else {
-                flushOutput()
-            }
+            tls?.shutdown()
+            flushTLSOutput()
         case .opening:
             fail(.cancelled)
         case .closing, .closed:

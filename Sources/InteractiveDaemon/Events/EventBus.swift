@@ -118,9 +118,7 @@ final class EventBus {
         body()
         let pending = batched ?? []
         batched = nil
-        for entry in pending {
-            if entry.count == 1 { entry.queue.pushEvent(entry.lines) } else { entry.queue.pushEvents(entry.lines, count: entry.count) }
-        }
+        for entry in pending { entry.queue.pushEvents(entry.lines, count: entry.count) }
     }
 
     /// Publishes a typed event (docs/ipc.md, Events); `observerEvent`, when given, is what
