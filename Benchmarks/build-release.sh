@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the shipped configuration of interactived (release, Swift stdlib and Foundation linked
-# statically, linked again with a symbol order profiled from this build: linker/README.md), checks that the binary links no Swift or Foundation shared library and no
+# Builds the shipped configuration of interactived (release, Swift stdlib linked statically, no
+# Foundation, linked again with a symbol order profiled from this build: linker/README.md), checks that the binary links no Swift or Foundation shared library and no
 # URLSession, and prints the binary's path and size; then the same for interactivectl, whose
 # stripped binary must stay under 20 MB (it uses FoundationEssentials only: no ICU data).
 #
@@ -51,6 +51,11 @@ if nm "$BIN" 2>/dev/null | grep -q 'URLSession'; then
     exit 1
 fi
 echo "check: no URLSession (FoundationNetworking) symbol in the binary"
+if nm "$BIN" 2>/dev/null | grep -q 'FoundationEssentials'; then
+    echo "build-release: FAIL: the daemon links Foundation (it uses Glibc only: LocalFiles.swift)" >&2
+    exit 1
+fi
+echo "check: no Foundation symbol in the daemon"
 
 # The size in bytes of binary $1 once stripped (a stripped copy, removed after).
 stripped_size() {

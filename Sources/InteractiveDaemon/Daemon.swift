@@ -1,4 +1,3 @@
-import FoundationEssentials
 import IPCProtocol
 import JSONValue
 import Runtime
@@ -218,12 +217,12 @@ public enum Daemon {
         let path = explicitFile.isEmpty ? ConfigFile.path(flag: options.configPath, environment: environment) : explicitFile
         let named = !explicitFile.isEmpty || options.configPath != nil
         do {
-            if named, !FileManager.default.fileExists(atPath: path) {
+            if named, !LocalFiles.exists(atPath: path) {
                 throw ConfigError.unreadableFile(path: path, reason: "no such file")
             }
             let keys = try ConfigFile.load(path: path)
             _ = try ConfigLayers.validate(options.flagLayer)
-            let exists = FileManager.default.fileExists(atPath: path)
+            let exists = LocalFiles.exists(atPath: path)
             print(exists ? "\(path): valid (\(keys.count) keys)" : "\(path): no such file; the defaults apply")
             return .ok
         } catch {

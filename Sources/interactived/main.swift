@@ -1,7 +1,6 @@
-import FoundationEssentials
 import Glibc
 import InteractiveDaemon
 
 let status = await Daemon.main(arguments: Array(CommandLine.arguments.dropFirst()),
-                               environment: ProcessInfo.processInfo.environment)
+                               environment: LocalFiles.environment())
 exit(status.rawValue)

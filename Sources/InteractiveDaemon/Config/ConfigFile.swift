@@ -1,4 +1,3 @@
-import FoundationEssentials
 import JSONValue
 
 /// The configuration file: a JSON object of IPC.md's keys.
@@ -12,8 +11,8 @@ enum ConfigFile {
 
     /// The validated keys of the file; a missing file means no keys.
     static func load(path: String) throws(ConfigError) -> [String: JSONValue] {
-        guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard LocalFiles.exists(atPath: path) else { return [:] }
+        guard let data = LocalFiles.contents(atPath: path) else {
             throw .unreadableFile(path: path, reason: "permission denied or not a regular file")
         }
         let value: JSONValue

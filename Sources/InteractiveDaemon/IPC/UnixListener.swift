@@ -1,5 +1,4 @@
 import CSystemd
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,8 +34,7 @@ struct UnixListener: Sendable {
     static func bind(path: String) throws(ListenerError) -> UnixListener {
         let folder = parentFolder(of: path)
         if !folder.isEmpty {
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o755])
+            LocalFiles.makeFolders(atPath: folder)
         }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

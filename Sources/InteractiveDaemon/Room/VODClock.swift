@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// The VOD timeline against the player's reported time (BACKEND.md, VOD).
 ///
 /// A timeline fires once, when its time lies in (previous report, this report]. Before the

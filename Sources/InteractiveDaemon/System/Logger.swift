@@ -1,5 +1,4 @@
 import CSystemd
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,7 +67,7 @@ public struct Logger: Sendable {
     private let identifier: String
 
     public init(target: LogTarget, identifier: String = "interactived", minimumPriority: LogPriority = .info,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+                environment: [String: String] = LocalFiles.environment()) {
         switch target {
         case .journal: usesJournal = true
         case .stderr: usesJournal = false

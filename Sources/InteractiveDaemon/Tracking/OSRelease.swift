@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// The operating system's name and version from os-release(5), for tracking's `clientContext.os`.
 enum OSRelease {
     static let defaultPaths = ["/etc/os-release", "/usr/lib/os-release"]
@@ -7,7 +5,7 @@ enum OSRelease {
     /// The name of this system (e.g. "Debian GNU/Linux 12"); "Linux" when no file can be read.
     static func systemName(paths: [String] = defaultPaths) -> String {
         for path in paths {
-            if let data = FileManager.default.contents(atPath: path) { return name(fromContents: String(decoding: data, as: UTF8.self)) }
+            if let data = LocalFiles.contents(atPath: path) { return name(fromContents: String(decoding: data, as: UTF8.self)) }
         }
         return "Linux"
     }
