@@ -1,11 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The symbol order the release daemon is linked with (linker/interactived.order, made by
+/// linker/update-order.sh), by absolute path: the linker does not run in the package's folder.
+let symbolOrderFile = String(#filePath.dropLast("Package.swift".count)) + "linker/interactived.order"
+
 /// How the daemon is linked, to keep its resident memory small (linker/README.md): lld from the
-/// toolchain and relative relocations packed (DT_RELR: 7 KiB instead of ~900 KiB read at every
-/// start). The release build (linker/link-ordered.sh) also passes a symbol order it profiles.
+/// toolchain, relative relocations packed (DT_RELR: 7 KiB instead of ~900 KiB read at every
+/// start), no symbol of its own exported (the static stdlib's `-export-dynamic` put ~340 KiB of
+/// them in every start's pages), and in release the functions that run grouped by the order.
 let daemonLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]),
+    .unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(symbolOrderFile)", "-Xlinker", "--no-warn-symbol-ordering"],
+                 .when(configuration: .release)),
 ]
 
 /// Every target's nonisolated `async` functions run on their caller's actor (SE-0461): code on the

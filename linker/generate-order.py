@@ -1,6 +1,6 @@
 """Writes a symbol order for interactived: the functions that run when it starts, joins a live
-room, shows overlays and serves the local API, for lld's --symbol-ordering-file. The release
-build makes it at build time (linker/link-ordered.sh); it is never committed.
+room, shows overlays and serves the local API, for lld's --symbol-ordering-file. The committed
+linker/interactived.order is made with it (linker/update-order.sh).
 
 Runs the given daemon (a release build) under valgrind's callgrind against
 Benchmarks/e2e_sender.py (a python-socketio server on 127.0.0.1): READY=1, events.subscribe,

@@ -6,7 +6,8 @@
 # See Benchmarks/runtime/compare.py for how each is measured.
 #
 # Both daemons are built the shipped way (swift build -c release -Xswiftc -static-stdlib
-# --product interactived, through linker/link-ordered.sh when the tree has it): the baseline in a
+# --product interactived; through linker/link-ordered.sh for an older tree that has it, which
+# profiled its order at build time instead of committing it): the baseline in a
 # git worktree under /tmp (kept between runs, so a second run only builds what changed), the
 # current tree in its own .build. Only the built binary is used, so the script does not depend on either tree's layout. The measuring tools
 # (ipc-bench, e2e.py, the reference backend) are the current tree's.
@@ -33,8 +34,8 @@ fi
 
 SHIPPED=(swift build -c release -Xswiftc -static-stdlib)
 
-# Builds the shipped interactived in directory $1 (with the symbol order profiled at build time
-# when the tree has linker/link-ordered.sh, as its release build does); prints the binary's path.
+# Builds the shipped interactived in directory $1 (through linker/link-ordered.sh when the tree is
+# older and has it, as its release build did); prints the binary's path.
 build_daemon() {
     local log build
     log=$(mktemp /tmp/compare-build-XXXXXX.log)
