@@ -104,6 +104,15 @@ import Testing
         #expect(!"ok é 😀".containsControlCharacters)
     }
 
+    @Test func printableASCIIIsToldInPlaceAndByteByByte() {
+        for (text, printable) in [("plain text ~", true), ("", true), ("tab\there", false), ("del\u{7F}", false), ("é", false)] {
+            #expect(PeerText.isPrintableASCII(text.utf8) == printable, "\(text)")
+            #expect(PeerText.isPrintableASCII(text.utf8.lazy.map { $0 }) == printable, "\(text), not contiguous")
+            #expect(PeerText.isPrintableASCII(text.dropFirst(0).utf8) == printable, "\(text), a substring")
+        }
+        #expect(PeerText.clipped("é x") == "é x")
+    }
+
     @Test func onlyHTTPURLsReachPlayers() {
         #expect(PlayerURL.isLoadable("https://cdn.example/q.html?id=1"))
         #expect(PlayerURL.isLoadable("HTTP://127.0.0.1:8080/x"))

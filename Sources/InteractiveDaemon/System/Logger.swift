@@ -148,14 +148,16 @@ public struct Logger: Sendable {
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: message.utf8)
         for (key, field) in fields {
-            let value = PeerText.clipped(field, limit: Logger.textLimit)
+            var value = PeerText.clipped(field, limit: Logger.textLimit)
             line.append(UInt8(ascii: " "))
             Self.appendFieldName(key, to: &line)
             line.append(UInt8(ascii: "="))
-            let quoted = value.utf8.contains(UInt8(ascii: " "))
-            if quoted { line.append(UInt8(ascii: "\"")) }
-            line.append(contentsOf: value.utf8)
-            if quoted { line.append(UInt8(ascii: "\"")) }
+            value.withUTF8 { bytes in
+                let quoted = bytes.contains(UInt8(ascii: " "))
+                if quoted { line.append(UInt8(ascii: "\"")) }
+                line.append(contentsOf: bytes)
+                if quoted { line.append(UInt8(ascii: "\"")) }
+            }
         }
         line.append(UInt8(ascii: "\n"))
         _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
@@ -167,7 +169,13 @@ public struct Logger: Sendable {
         var key = key
         key.withUTF8 { name in
             let skip = name.starts(with: ourPrefix) ? ourPrefix.count : 0
-            for byte in name[skip...] { line.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte) }
+            let start = line.count
+            line.append(contentsOf: UnsafeBufferPointer(rebasing: name[skip...]))
+            line.withUnsafeMutableBufferPointer { written in
+                for index in start..<written.count where written[index] >= UInt8(ascii: "A") && written[index] <= UInt8(ascii: "Z") {
+                    written[index] += 0x20
+                }
+            }
         }
     }
 

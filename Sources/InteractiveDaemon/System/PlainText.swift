@@ -26,7 +26,7 @@ enum PeerText {
     static func clipped<S: StringProtocol>(_ text: S, limit: Int = PeerText.limit) -> String {
         // Short printable ASCII, which almost every log line and field is, is kept as it is
         // (escaping scalar by scalar was 6 % of the daemon's instructions per overlay).
-        if text.utf8.count <= limit, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return String(text) }
+        if text.utf8.count <= limit, isPrintableASCII(text.utf8) { return String(text) }
         var out = ""
         var kept = 0
         var dropped = 0
@@ -49,5 +49,20 @@ enum PeerText {
         }
         if dropped > 0 { out += "… (\(dropped) more characters)" }
         return out
+    }
+
+    /// Whether every byte is printable ASCII (0x20–0x7E), read in place when the text is
+    /// contiguous (a native string): a scan of the UTF-8 view byte by byte cost 7 instructions
+    /// a byte, a third of them here.
+    static func isPrintableASCII(_ bytes: some Sequence<UInt8>) -> Bool {
+        let printable: (UInt8) -> Bool = { $0 >= 0x20 && $0 < 0x7F }
+        return bytes.withContiguousStorageIfAvailable { buffer in
+            var index = 0
+            while index < buffer.count {
+                guard printable(buffer[index]) else { return false }
+                index += 1
+            }
+            return true
+        } ?? bytes.allSatisfy(printable)
     }
 }

@@ -294,12 +294,17 @@ struct TrackingBook: Sendable {
     /// flight was most of an overlay's cost).
     private mutating func armStoreTimer(into effects: inout [TrackingEffect]) {
         guard storeTimerAt == nil else { return }
-        var sessionDue: ContinuousClock.Instant?
+        // The earliest of the moments given; nil when none is (no array: this runs per overlay).
+        func earliest(_ first: ContinuousClock.Instant?, _ second: ContinuousClock.Instant?) -> ContinuousClock.Instant? {
+            guard let first, let second else { return first ?? second }
+            return min(first, second)
+        }
+        var due = earliest(outbox.nextStoreDue, pendingChangesDue)
         for (trackingId, session) in sessions where !session.renderedSent && !storedSessions.contains(trackingId) {
             guard let opened = sessionsOpenedAt[trackingId] else { continue }
-            sessionDue = min(sessionDue ?? opened + storeDelay, opened + storeDelay)
+            due = earliest(due, opened + storeDelay)
         }
-        guard var due = [outbox.nextStoreDue, sessionDue, pendingChangesDue].compactMap({ $0 }).min() else { return }
+        guard var due else { return }
         if let rest = storeRestsUntil { due = max(due, rest) }
         storeTimerAt = due
         effects.append(.armStoreTimer(at: due))
