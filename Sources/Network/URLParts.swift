@@ -95,13 +95,18 @@ public enum PercentEncoding {
 
     /// Appends `text`, encoded.
     public static func append(_ text: String, to out: inout [UInt8]) {
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                out.append(byte)
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0x0F))
+        var text = text
+        text.withUTF8 { bytes in
+            // Names and values are mostly unreserved already: then they go in one copy.
+            guard !bytes.allSatisfy(isUnreserved) else { return out.append(contentsOf: bytes) }
+            for byte in bytes {
+                if isUnreserved(byte) {
+                    out.append(byte)
+                } else {
+                    out.append(UInt8(ascii: "%"))
+                    out.append(hexDigit(byte >> 4))
+                    out.append(hexDigit(byte & 0x0F))
+                }
             }
         }
     }

@@ -179,17 +179,21 @@ enum URLText {
     /// `url` with `parameters` added to its query (before any fragment).
     static func appendingQuery(_ url: String, _ parameters: [(String, String)]) -> String {
         guard !parameters.isEmpty else { return url }
-        let bytes = Array(url.utf8)
-        let fragmentStart = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
-        let base = bytes[..<fragmentStart]
-        var out = Array(base)
-        if !base.contains(UInt8(ascii: "?")) {
-            out.append(UInt8(ascii: "?"))
-        } else if let last = base.last, last != UInt8(ascii: "?"), last != UInt8(ascii: "&") {
-            out.append(UInt8(ascii: "&"))
+        var url = url
+        return url.withUTF8 { bytes in
+            let fragmentStart = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+            let base = UnsafeBufferPointer(rebasing: bytes[..<fragmentStart])
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 64)
+            out.append(contentsOf: base)
+            if !base.contains(UInt8(ascii: "?")) {
+                out.append(UInt8(ascii: "?"))
+            } else if let last = base.last, last != UInt8(ascii: "?"), last != UInt8(ascii: "&") {
+                out.append(UInt8(ascii: "&"))
+            }
+            PercentEncoding.appendQuery(parameters, to: &out)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[fragmentStart...]))
+            return String(decoding: out, as: UTF8.self)
         }
-        PercentEncoding.appendQuery(parameters, to: &out)
-        out += bytes[fragmentStart...]
-        return String(decoding: out, as: UTF8.self)
     }
 }
