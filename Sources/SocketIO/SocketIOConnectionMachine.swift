@@ -1,5 +1,6 @@
 import JSONValue
 import Network
+import Runtime
 
 /// One Socket.IO connection to one namespace — WebSocket, Engine.IO and Socket.IO stacked — as
 /// a value with no I/O: bytes and the time in, actions out.
@@ -96,7 +97,7 @@ struct SocketIOConnectionMachine {
         case .ended: return nil
         // Leaving, only the close handshake's limit counts.
         case .leaving: return webSocket.closeDeadline
-        default: return [engine.nextDeadline, webSocket.closeDeadline].compactMap { $0 }.min()
+        default: return engine.nextDeadline.earliest(webSocket.closeDeadline)
         }
     }
 

@@ -1,4 +1,5 @@
 import JSONValue
+import Runtime
 import SocketIO
 
 /// A log line the tracking book asks for (built by the shell only when its level is on).
@@ -294,15 +295,10 @@ struct TrackingBook: Sendable {
     /// flight was most of an overlay's cost).
     private mutating func armStoreTimer(into effects: inout [TrackingEffect]) {
         guard storeTimerAt == nil else { return }
-        // The earliest of the moments given; nil when none is (no array: this runs per overlay).
-        func earliest(_ first: ContinuousClock.Instant?, _ second: ContinuousClock.Instant?) -> ContinuousClock.Instant? {
-            guard let first, let second else { return first ?? second }
-            return min(first, second)
-        }
-        var due = earliest(outbox.nextStoreDue, pendingChangesDue)
+        var due = outbox.nextStoreDue.earliest(pendingChangesDue)
         for (trackingId, session) in sessions where !session.renderedSent && !storedSessions.contains(trackingId) {
             guard let opened = sessionsOpenedAt[trackingId] else { continue }
-            due = earliest(due, opened + storeDelay)
+            due = due.earliest(opened + storeDelay)
         }
         guard var due else { return }
         if let rest = storeRestsUntil { due = max(due, rest) }
