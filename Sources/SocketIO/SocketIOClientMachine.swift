@@ -418,7 +418,7 @@ struct SocketIOClientMachine {
     /// Sends an event, or buffers it while disconnected (`.buffer`); throws `.notConnected` with
     /// `.fail`, and what the connection refuses (`.payloadTooLarge`).
     mutating func emit(_ event: String, _ args: [JSONValue], attachments: [[UInt8]], policy: EmitPolicy, now: ContinuousClock.Instant) throws(SocketIOError) -> [Action] {
-        try submit(eventPacket(event, .values(args), attachments: attachments, id: nil), policy: policy)
+        try submit(eventPacket(event, .values(args), attachments: attachments, id: nil), policy: policy).actions
     }
 
     /// The id of the next `emitWithAck` (ids wrap at Int32.max, as Socket.IO servers expect).
@@ -438,9 +438,13 @@ struct SocketIOClientMachine {
         pendingAcks[id] = PendingAck(event: event, timeout: timeout, deadline: deadline, epoch: nil)
         noteAwaited(id)
         do {
-            let actions = try submit(eventPacket(event, args, attachments: attachments, id: id), policy: policy)
+            var (actions, sentOn) = try submit(eventPacket(event, args, attachments: attachments, id: id), policy: policy)
+            // Gone when the offline buffer dropped it at once (its failure is in `actions`).
             guard pendingAcks[id] != nil else { return actions }
-            return actions + [.schedule(.ack(id), at: deadline)] + abandonOldestAcksOverLimit(keeping: id)
+            if let sentOn { pendingAcks[id] = PendingAck(event: event, timeout: timeout, deadline: deadline, epoch: sentOn) }
+            actions.append(.schedule(.ack(id), at: deadline))
+            actions += abandonOldestAcksOverLimit(keeping: id)
+            return actions
         } catch {
             pendingAcks.removeValue(forKey: id)
             throw error
@@ -484,14 +488,15 @@ struct SocketIOClientMachine {
         return Outgoing(packet: packet, attachments: attachments)
     }
 
-    private mutating func submit(_ outgoing: Outgoing, policy: EmitPolicy) throws(SocketIOError) -> [Action] {
+    /// Sends `outgoing` on the connection, or buffers it (`policy`); `sentOn` is the connection's
+    /// epoch when it went out (the caller records it for an awaited ack: no second lookup here).
+    private mutating func submit(_ outgoing: Outgoing, policy: EmitPolicy) throws(SocketIOError) -> (actions: [Action], sentOn: Int?) {
         lastEmitMark = nil
         if case .connected = lifecycle, let epoch = connection?.epoch {
             do {
                 if let bytes = try connection?.send(outgoing.packet, attachments: outgoing.attachments), let sent = connection?.sentPackets {
-                    if let id = outgoing.packet.id { pendingAcks[id]?.epoch = epoch }
                     lastEmitMark = SocketIOWriteMark(connection: epoch, sequence: sent)
-                    return [.write(bytes)]
+                    return ([.write(bytes)], epoch)
                 }
             } catch .connectionLost {
                 // The connection is going down: treat the emit as made while disconnected.
@@ -506,7 +511,7 @@ struct SocketIOClientMachine {
             actions.append(.log(.warning, "offline buffer full: dropped an emit (\(droppedEmitCount) so far)"))
             if let id = dropped.packet.id { actions += failAck(id: id, with: .emitDropped) }
         }
-        return actions
+        return (actions, nil)
     }
 
     private mutating func flushBuffer() -> [Action] {
