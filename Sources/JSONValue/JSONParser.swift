@@ -57,6 +57,10 @@ struct JSONParser {
     /// Whether `ranges` are recorded (the root being an array).
     var recordsRanges = false
     var ranges = JSONElementRanges()
+    /// The members of the objects being parsed, innermost last: an object's members are
+    /// gathered here and become its dictionary at its `}`, made with room for all of them (grown
+    /// member by member, a dictionary hashed every key again at each of its resizes).
+    private var openMembers: [(key: String, value: JSONValue)] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -114,12 +118,13 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        let firstMember = openMembers.count
+        defer { openMembers.removeSubrange(firstMember...) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
@@ -129,7 +134,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let start = index
-            members[key] = try parseValue()
+            openMembers.append((key, try parseValue()))
             // A member of an object that is an element of the root array (the element being
             // parsed is the next to be recorded).
             if recordsRanges, depth == 2 {
@@ -141,6 +146,9 @@ struct JSONParser {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
+                var members = [String: JSONValue](minimumCapacity: openMembers.count - firstMember)
+                // A repeated key keeps its last value.
+                for member in openMembers[firstMember...] { members[member.key] = member.value }
                 return .object(members)
             } else {
                 throw fail("expected ',' or '}'")

@@ -9,6 +9,13 @@ import Testing
         #expect(value["c"] == .object([:]))
     }
 
+    @Test func nestedObjectsKeepTheirOwnMembersAndARepeatedKeyItsLastValue() throws {
+        let value = try JSONValue.parse(#"{"a":1,"o":{"a":2,"p":{"a":3,"a":4},"b":[{"a":5},{}]},"a":6,"z":{"y":{}}}"#)
+        #expect(value == ["a": 6, "o": ["a": 2, "p": ["a": 4], "b": [["a": 5], [:]]], "z": ["y": [:]]])
+        #expect((try? JSONValue.parse(#"{"a":{"b":1,}}"#)) == nil)
+        #expect(try JSONValue.parse(#"[{"k":1},{"k":2}]"#) == [["k": 1], ["k": 2]])
+    }
+
     @Test func roundTripsThroughText() throws {
         let value: JSONValue = ["id": 1764400000000, "name": "An \"quoted\"\u{1}", "list": [0.5, nil, false]]
         #expect(try JSONValue.parse(value.serialized()) == value)
