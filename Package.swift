@@ -42,8 +42,9 @@ let package = Package(
         // The event loop (epoll, timers; the executor of every loop-pinned actor), the
         // bookkeeping executor, withTimeout and the service group.
         .target(name: "Runtime", dependencies: ["CRuntimeShims"], swiftSettings: callerIsolation),
-        // A timer scheduler whose clock a test moves by hand (test targets only).
-        .target(name: "RuntimeTesting", dependencies: ["Runtime"]),
+        // A timer scheduler whose clock a test moves by hand, and commands a test runs to completion
+        // (test targets only).
+        .target(name: "RuntimeTesting", dependencies: ["Runtime", "CRuntimeShims"]),
         // The local API: JSON-RPC 2.0 over JSON lines. Shared by the daemon, interactivectl and clients.
         .target(name: "IPCProtocol", dependencies: ["JSONValue"]),
         // The asynchronous client of the local API: calls, and an event stream that reconnects.
@@ -92,7 +93,7 @@ let package = Package(
         .executableTarget(name: "interactived-voice",
                           dependencies: ["VoiceMediaProtocol", "JSONValue", "Runtime", "CGStreamer", "CGStreamerShims", "CInteractiveShims"]),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RuntimeTesting"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Runtime"]),
         .testTarget(name: "IPCProtocolTests", dependencies: ["IPCProtocol", "JSONValue"]),
         .testTarget(name: "InteractiveClientTests", dependencies: ["InteractiveClient", "IPCProtocol", "JSONValue"]),
@@ -101,8 +102,8 @@ let package = Package(
         .testTarget(name: "VoiceMediaTests", dependencies: ["interactived-voice", "VoiceMediaProtocol", "JSONValue"]),
         .testTarget(name: "DaemonUnitTests", dependencies: ["InteractiveDaemon", "JSONValue", "RuntimeTesting", "VoiceMediaProtocol"]),
         // Unit tests and tests against real peers (python-socketio, websockets; Peers/ holds them).
-        .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "Runtime", "ws-echo"], exclude: ["Peers"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Runtime", "Network", "JSONValue"], exclude: ["Peers"]),
+        .testTarget(name: "SocketIOTests", dependencies: ["SocketIO", "JSONValue", "Runtime", "RuntimeTesting", "ws-echo"], exclude: ["Peers"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Runtime", "RuntimeTesting", "Network", "JSONValue"], exclude: ["Peers"]),
         .testTarget(name: "TrackingTests", dependencies: ["InteractiveDaemon", "JSONValue", "RuntimeTesting"]),
         // Runs the real binaries: depends on them so `swift test` builds them.
         .testTarget(name: "IntegrationTests", dependencies: ["IPCProtocol", "InteractiveClient", "JSONValue", "Runtime", "interactived", "interactivectl",

@@ -155,11 +155,17 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public let operation: String
     public let errno: Int32
 
+    package init(operation: String, errno: Int32) {
+        self.operation = operation
+        self.errno = errno
+    }
+
     public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
 }
 
-/// `body` with `strings` as a NULL-terminated array of C strings (nil for nil).
-private func withCStrings<Result>(_ strings: [String]?, _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Result) -> Result {
+/// `body` with `strings` as a NULL-terminated array of C strings (nil for nil); the test
+/// commands of RuntimeTesting use it too.
+package func withCStrings<Result>(_ strings: [String]?, _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Result) -> Result {
     guard let strings else { return body(nil) }
     var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
     pointers.append(nil)

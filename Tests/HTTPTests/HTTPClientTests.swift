@@ -191,7 +191,7 @@ import Testing
     }
 
     /// No thread per request: a hundred hanging requests all time out together, and a request
-    /// beside them is answered meanwhile.
+    /// beside them is answered while they still hang.
     @Test func aHundredHangingRequestsHoldNothing() async throws {
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -201,12 +201,12 @@ import Testing
                 }
             }
             try await waitForOpenConnections(100)
-            let answered = ContinuousClock.now
             #expect(try await HTTPClient().send(HTTPRequest(method: "GET", url: url("/connection")), timeout: .seconds(1)).status == 200)
-            #expect(answered.duration(to: .now) < .milliseconds(500))
+            try await waitForOpenConnections(100)
             try await group.waitForAll()
         }
-        #expect(started.duration(to: .now) < .seconds(4))
+        // Together: one after another, they would take 200 s.
+        #expect(started.duration(to: .now) < .seconds(20))
         try await waitForOpenConnections(0)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Runtime
+import RuntimeTesting
 
 /// The raw HTTP peer (Peers/http_peer.py) as a subprocess on 127.0.0.1, killed when released.
 final class HTTPPeer: @unchecked Sendable {
@@ -40,10 +41,11 @@ final class HTTPPeer: @unchecked Sendable {
         var firstLine: String { lock.withLock { String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self) } }
     }
 
+    /// Killed, and gone before this returns (Foundation reaps it): its port is closed.
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            TestCommand.waitForEnd(of: process.processIdentifier)
         }
     }
 }
@@ -76,18 +78,9 @@ final class TestCertificates: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    /// Runs the openssl CLI; waits for it without blocking a thread.
+    /// Runs the openssl CLI in `directory`, on a thread of its own.
     private func openssl(_ arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        guard status == 0 else { throw PeerError("openssl \(arguments.first ?? "") failed") }
+        let outcome = try await TestCommand.run("/usr/bin/env", ["-C", directory.path, "openssl"] + arguments)
+        guard outcome.succeeded else { throw PeerError("openssl \(arguments.first ?? "") failed: \(outcome.output)") }
     }
 }

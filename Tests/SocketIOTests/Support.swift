@@ -1,4 +1,5 @@
 import Runtime
+import RuntimeTesting
 import Foundation
 import Synchronization
 @testable import SocketIO
@@ -89,11 +90,11 @@ final class PeerProcess: @unchecked Sendable {
 
     var stderr: String { stderrText.withLock { $0 } }
 
-    /// Kills the process (SIGKILL) and waits for it.
+    /// Kills the process (SIGKILL) and waits until it is gone (Foundation reaps it).
     func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        TestCommand.waitForEnd(of: process.processIdentifier)
     }
 
     deinit { stop() }
@@ -205,18 +206,7 @@ func runWsEcho(_ url: String, timeout: Duration = .seconds(20)) async throws -> 
     guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
         throw HarnessError("ws-echo not found near \(directory.path)")
     }
-    let process = Process()
-    process.executableURL = path
-    process.arguments = [url]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    let exited = Recorder<Int32>()
-    process.terminationHandler = { process in
-        let status = process.terminationStatus
-        EventLoop.shared.execute { exited.append(status) }
-    }
-    try process.run()
-    let status = try await exited.next(timeout: timeout) { _ in true }
-    return (status, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    let outcome = try await TestCommand.run(path.path, [url], timeout: timeout)
+    guard case .exited(let status) = outcome.termination else { throw HarnessError("ws-echo ended by \(outcome.termination): \(outcome.output)") }
+    return (status, outcome.output)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import JSONValue
 import Runtime
+import RuntimeTesting
 import Testing
 @testable import SocketIO
 
@@ -14,31 +15,22 @@ import Testing
             ["--cert", directory.appendingPathComponent("server.pem").path, "--key", directory.appendingPathComponent("server.key").path]
         }
 
-        init() throws {
+        init() async throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-            try run(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=SIO Test CA"])
-            try run(["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"])
+            try await run(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=SIO Test CA"])
+            try await run(["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"])
             try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n".write(to: directory.appendingPathComponent("ext.cnf"), atomically: true, encoding: .utf8)
-            try run(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            try await run(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
                      "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"])
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
 
-        private func run(_ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["openssl"] + arguments
-            process.currentDirectoryURL = directory
-            process.standardOutput = FileHandle.nullDevice
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw HarnessError("openssl \(arguments.joined(separator: " ")) failed: \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
-            }
+        /// Runs the openssl CLI in `directory`, on a thread of its own (not the loop's).
+        private func run(_ arguments: [String]) async throws {
+            let outcome = try await TestCommand.run("/usr/bin/env", ["-C", directory.path, "openssl"] + arguments)
+            guard outcome.succeeded else { throw HarnessError("openssl \(arguments.joined(separator: " ")) failed: \(outcome.output)") }
         }
     }
 
@@ -59,14 +51,14 @@ import Testing
     }
 
     @Test func defaultVerificationRefusesAnUnknownCA() async throws {
-        let certificates = try Certificates()
+        let certificates = try await Certificates()
         let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
         defer { peer.stop() }
         await expectRefused("wss://localhost:\(peer.port)/headers", tls: TLSOptions(), containing: "local issuer")
     }
 
     @Test func caFileIsAccepted() async throws {
-        let certificates = try Certificates()
+        let certificates = try await Certificates()
         let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
         defer { peer.stop() }
         let socket = try await WebSocket.connect(url: "wss://localhost:\(peer.port)/headers", tls: TLSOptions(caFile: certificates.caFile), timeout: .seconds(5))
@@ -81,14 +73,14 @@ import Testing
     }
 
     @Test func wrongHostNameIsRefused() async throws {
-        let certificates = try Certificates()
+        let certificates = try await Certificates()
         let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
         defer { peer.stop() }
         await expectRefused("wss://127.0.0.1:\(peer.port)/headers", tls: TLSOptions(caFile: certificates.caFile), containing: "mismatch")
     }
 
     @Test func insecureSkipsVerificationAndWarns() async throws {
-        let certificates = try Certificates()
+        let certificates = try await Certificates()
         let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
         defer { peer.stop() }
         let warnings = Recorder<String>()
@@ -104,7 +96,7 @@ import Testing
     }
 
     @Test func missingCAFileIsATLSError() async throws {
-        let certificates = try Certificates()
+        let certificates = try await Certificates()
         let peer = try await PeerProcess.start("ws_peer.py", certificates.serverArguments)
         defer { peer.stop() }
         await #expect {
@@ -116,7 +108,7 @@ import Testing
     }
 
     @Test func socketIOOverTLS() async throws {
-        let certificates = try Certificates()
+        let certificates = try await Certificates()
         let peer = try await PeerProcess.start("sio_server.py", certificates.serverArguments)
         defer { peer.stop() }
         let harness = ClientHarness(SocketIOConfiguration(url: "https://localhost:\(peer.port)", tls: TLSOptions(caFile: certificates.caFile)))

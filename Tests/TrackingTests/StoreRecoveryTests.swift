@@ -3,6 +3,7 @@ import Testing
 @testable import InteractiveDaemon
 import JSONValue
 import Runtime
+import RuntimeTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -237,17 +238,9 @@ final class SmallFilesystem: @unchecked Sendable {
 
     func emptyFiller() throws { try FileManager.default.removeItem(atPath: filler) }
 
-    @discardableResult
-    private static func run(_ argv: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        let pipe = Pipe()
-        process.standardError = pipe
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw TestFailure("\(argv.joined(separator: " ")) failed: \(text)") }
-        return process.terminationStatus
+    /// Runs mount or umount; waits for the process itself (it may run on the loop's thread).
+    private static func run(_ argv: [String]) throws {
+        let outcome = try TestCommand.runBlocking(argv[0], Array(argv.dropFirst()))
+        guard outcome.succeeded else { throw TestFailure("\(argv.joined(separator: " ")) failed (\(outcome.termination)): \(outcome.output)") }
     }
 }
