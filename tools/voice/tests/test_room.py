@@ -114,7 +114,11 @@ def test_mute_lets_nothing_leave_the_box_and_unmute_restores_it(network: VoiceNe
     result = network.run_in_box(scenario, timeout=120)
     assert result["before"] > 0
     assert result["muted_end"] == result["muted_start"], result
-    assert result["ana_muted"][BOX] < ABSENT and result["ana_muted"][BINH] > PRESENT, result
+    # Absent, or no louder than Ana's own tone, which her mix never carries: a glitch in the
+    # window (a lost packet concealed under load) spreads power over every frequency alike
+    # (seen once: the box's tone at -38.5 dB with Ana's own at -29.5). No packet left the box
+    # (above); this checks that the box's tone is not in what Ana hears.
+    assert result["ana_muted"][BOX] < max(ABSENT, result["ana_muted"][ANA] + 3) and result["ana_muted"][BINH] > PRESENT, result
     assert result["ana_unmuted"][BOX] > PRESENT, result
     assert result["unmuted"] > result["muted_end"] + 40, result  # 50 packets a second
     # Muted means not talking: the box said it stopped, then talked again.
