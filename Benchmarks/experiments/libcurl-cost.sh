@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Experiment behind Benchmarks/README.md (RSS, start): what linking Debian's libcurl costs a
-# process that never calls it. The same empty C program, built without and with -lcurl: VmRSS
-# while it sleeps, and exec → exit over 50 runs (median), one after the other.
+# Experiment behind Benchmarks/README.md ("REST on the event loop"): what linking Debian's
+# libcurl costs a process that never calls it. The same empty C program, built without and
+# with -lcurl: VmRSS while it sleeps, and exec → exit over 50 runs (median), one after the other.
 # Usage: bash Benchmarks/experiments/libcurl-cost.sh   (about 10 s; needs gcc and libcurl4-openssl-dev)
 set -euo pipefail
 WORK=$(mktemp -d /tmp/libcurl-cost-XXXXXX)
