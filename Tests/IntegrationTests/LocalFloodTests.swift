@@ -42,7 +42,9 @@ import Glibc
                         except OSError:
                             dropped += 1; sock.close(); held.pop(slot)
                     time.sleep(0.01)
-                print('uid', uid, 'dropped', dropped, flush=True)
+                # One write, so that the children's lines never interleave (under
+                # PYTHONUNBUFFERED, print wrote each item apart: "uiduid 65534 …").
+                os.write(1, f'uid {uid} dropped {dropped}\\n'.encode())
                 os._exit(0)
             children = []
             for uid in map(int, sys.argv[4:]):
