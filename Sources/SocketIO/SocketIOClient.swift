@@ -203,7 +203,7 @@ public final class SocketIOClient {
     }
 
     private func cancelAck(id: Int) {
-        perform(machine.cancelAck(id: id))
+        machine.cancelAck(id: id)
         acks.removeValue(forKey: id)?(.failure(CancellationError()))
     }
 

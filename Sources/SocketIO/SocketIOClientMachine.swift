@@ -1,4 +1,5 @@
 import JSONValue
+import Runtime
 
 /// Everything `SocketIOClient` decides, as a value with no I/O (swift-cluster-membership's
 /// `SWIM.Instance` is the model): commands, bytes, transport results and timer firings go in
@@ -17,8 +18,8 @@ struct SocketIOClientMachine {
         case connection
         /// The next reconnection attempt.
         case retry
-        /// The limit of an awaited acknowledgement.
-        case ack(Int)
+        /// The limits of the awaited acknowledgements (one timer for all of them: `acksTimer`).
+        case acks
     }
 
     indirect enum Action: Equatable {
@@ -86,6 +87,11 @@ struct SocketIOClientMachine {
     private var connectionTimer: ContinuousClock.Instant?
     private var buffer: [Outgoing] = []
     private var pendingAcks: [Int: PendingAck] = [:]
+    /// When the `.acks` timer fires: no later than the earliest limit of an awaited ack when it was
+    /// set, and not moved when acks are answered (an ack answered at once costs no timer). Firing,
+    /// it fails the acks past their limit and is set for the earliest left, `ackCheckInterval` on
+    /// at least.
+    private var acksTimer: ContinuousClock.Instant?
     /// The awaited acks' ids in emit order from `ackOrderStart` on, the oldest first (ids no
     /// longer awaited are skipped, and compacted away once they are the most).
     private var ackOrder: [Int] = []
@@ -94,6 +100,10 @@ struct SocketIOClientMachine {
 
     /// Where the last emit submitted was written; nil when it went to the offline buffer.
     private(set) var lastEmitMark: SocketIOWriteMark?
+
+    /// The least time between two checks of the awaited acks' limits: an ack fails at most this
+    /// long after its limit, and a server that answers none costs a check this often at most.
+    static let ackCheckInterval: Duration = .milliseconds(100)
 
     /// The state last published.
     private(set) var state: SocketIOConnectionState = .idle
@@ -282,9 +292,8 @@ struct SocketIOClientMachine {
         case .retry:
             guard case .waiting(let at) = lifecycle, now >= at else { return [] }
             return startAttempt(now: now)
-        case .ack(let id):
-            guard let pending = pendingAcks[id], now >= pending.deadline else { return [] }
-            return failAck(id: id, with: .timeout("no ack for \(pending.event) within \(pending.timeout.milliseconds) ms"))
+        case .acks:
+            return checkAckLimits(now: now)
         }
     }
 
@@ -442,7 +451,10 @@ struct SocketIOClientMachine {
             // Gone when the offline buffer dropped it at once (its failure is in `actions`).
             guard pendingAcks[id] != nil else { return actions }
             if let sentOn { pendingAcks[id] = PendingAck(event: event, timeout: timeout, deadline: deadline, epoch: sentOn) }
-            actions.append(.schedule(.ack(id), at: deadline))
+            if acksTimer.map({ deadline < $0 }) ?? true {
+                acksTimer = deadline
+                actions.append(.schedule(.acks, at: deadline))
+            }
             actions += abandonOldestAcksOverLimit(keeping: id)
             return actions
         } catch {
@@ -452,10 +464,9 @@ struct SocketIOClientMachine {
     }
 
     /// Forgets an awaited ack (its caller was cancelled) and its buffered emit.
-    mutating func cancelAck(id: Int) -> [Action] {
-        guard pendingAcks.removeValue(forKey: id) != nil else { return [] }
+    mutating func cancelAck(id: Int) {
+        guard pendingAcks.removeValue(forKey: id) != nil else { return }
         buffer.removeAll { $0.packet.id == id }
-        return [.cancel(.ack(id))]
     }
 
     /// Answers a server event that asked for an acknowledgement. Throws `.notConnected` when the
@@ -542,13 +553,35 @@ struct SocketIOClientMachine {
             return [.log(.debug, "ignored an ack for unknown id \(id)")]
         }
         pendingAcks.removeValue(forKey: id)
-        return [.cancel(.ack(id)), .resolveAck(id: id, payload: payload)]
+        return [.resolveAck(id: id, payload: payload)]
     }
 
     private mutating func failAck(id: Int, with error: SocketIOError) -> [Action] {
         guard pendingAcks.removeValue(forKey: id) != nil else { return [] }
         buffer.removeAll { $0.packet.id == id }
-        return [.cancel(.ack(id)), .failAck(id: id, error: error)]
+        return [.failAck(id: id, error: error)]
+    }
+
+    /// The `.acks` timer fired: the acks past their limit fail (in id order), and the timer is set
+    /// for the earliest limit left, `ackCheckInterval` from now at the soonest.
+    private mutating func checkAckLimits(now: ContinuousClock.Instant) -> [Action] {
+        acksTimer = nil
+        var actions: [Action] = []
+        var earliestLeft: ContinuousClock.Instant?
+        for id in pendingAcks.keys.sorted() {
+            guard let pending = pendingAcks[id] else { continue }
+            if now >= pending.deadline {
+                actions += failAck(id: id, with: .timeout("no ack for \(pending.event) within \(pending.timeout.milliseconds) ms"))
+            } else {
+                earliestLeft = earliestLeft.earliest(pending.deadline)
+            }
+        }
+        if let earliestLeft {
+            let next = max(earliestLeft, now + Self.ackCheckInterval)
+            acksTimer = next
+            actions.append(.schedule(.acks, at: next))
+        }
+        return actions
     }
 
     private mutating func noteAwaited(_ id: Int) {

@@ -109,6 +109,14 @@ extension Array where Element == SocketIOClientMachine.Action {
         }
     }
 
+    /// The ids of the acks the actions fail, in order.
+    var failedAcks: [Int] {
+        compactMap { action in
+            if case .failAck(let id, _) = action { return id }
+            return nil
+        }
+    }
+
     /// The proofs of carriage the actions tell, in order.
     var carried: [SocketIOWriteMark] {
         compactMap { action in

@@ -99,18 +99,48 @@ import Testing
         _ = try connect(&machine, at: t0)
         let (first, sent) = try machine.emitWithAck("echo", ["a"], attachments: [], timeout: .seconds(2), policy: .buffer, now: t0)
         #expect(FakeServer.clientTexts(sent.written) == [#"420["echo","a"]"#])
-        #expect(sent.contains(.schedule(.ack(first), at: t0 + .seconds(2))))
+        #expect(sent.contains(.schedule(.acks, at: t0 + .seconds(2))))
         let answered = machine.received(FakeServer.text(#"430["A"]"#), now: t0 + .seconds(1))
-        #expect(answered.contains(.resolveAck(id: first, payload: SocketIOPayload(args: ["A"]))))
-        #expect(answered.contains(.cancel(.ack(first))))
+        // Answered: the one timer of all acks is left as it is.
+        #expect(answered == [.resolveAck(id: first, payload: SocketIOPayload(args: ["A"]))])
 
-        let (second, _) = try machine.emitWithAck("slow", [], attachments: [], timeout: .seconds(2), policy: .buffer, now: t0 + .seconds(1))
-        #expect(machine.timerFired(.ack(second), now: t0 + .milliseconds(2999)).isEmpty)
-        let expired = machine.timerFired(.ack(second), now: t0 + .seconds(3))
-        #expect(expired.contains(.failAck(id: second, error: .timeout("no ack for slow within 2000 ms"))))
+        // A later limit than the timer's: no timer is set for it.
+        let (second, emitted) = try machine.emitWithAck("slow", [], attachments: [], timeout: .seconds(2), policy: .buffer, now: t0 + .seconds(1))
+        #expect(!emitted.contains { if case .schedule = $0 { true } else { false } })
+        // Firing for the answered one, it fails nothing and is set for the second's limit.
+        #expect(machine.timerFired(.acks, now: t0 + .seconds(2)) == [.schedule(.acks, at: t0 + .seconds(3))])
+        let expired = machine.timerFired(.acks, now: t0 + .seconds(3))
+        #expect(expired == [.failAck(id: second, error: .timeout("no ack for slow within 2000 ms"))])
         #expect(machine.pendingAckCount == 0)
         let late = machine.received(FakeServer.text(#"431[]"#), now: t0 + .seconds(4))
         #expect(late == [.log(.debug, "ignored an ack for unknown id 1")])
+    }
+
+    /// One timer for all awaited acks: set earlier for an earlier limit, and checked at most every
+    /// `ackCheckInterval`, so limits a millisecond apart fail together, that little late at most.
+    @Test func theAckLimitsAreCheckedByOneTimerAtMostEveryCheckInterval() throws {
+        var machine = SocketIOClientMachine(configuration: configuration(), seed: 1)
+        _ = try connect(&machine, at: t0)
+        let (slow, first) = try machine.emitWithAck("slow", [], attachments: [], timeout: .seconds(5), policy: .buffer, now: t0)
+        #expect(first.contains(.schedule(.acks, at: t0 + .seconds(5))))
+        // An earlier limit sets the timer earlier.
+        var quick: [Int] = []
+        for step in 0..<3 {
+            let now = t0 + .milliseconds(step)
+            let (id, actions) = try machine.emitWithAck("quick", [], attachments: [], timeout: .seconds(1), policy: .buffer, now: now)
+            #expect(actions.contains(.schedule(.acks, at: now + .seconds(1))) == (step == 0), "step \(step)")
+            quick.append(id)
+        }
+        // At the first limit: it fails; the next check is an interval on, not at the next limit.
+        let firstCheck = machine.timerFired(.acks, now: t0 + .seconds(1))
+        #expect(firstCheck == [.failAck(id: quick[0], error: .timeout("no ack for quick within 1000 ms")),
+                               .schedule(.acks, at: t0 + .seconds(1) + SocketIOClientMachine.ackCheckInterval)])
+        // There, both limits a millisecond apart have passed and fail together; then the slow one's.
+        let secondCheck = machine.timerFired(.acks, now: t0 + .seconds(1) + SocketIOClientMachine.ackCheckInterval)
+        #expect(secondCheck.failedAcks == [quick[1], quick[2]])
+        #expect(secondCheck.last == .schedule(.acks, at: t0 + .seconds(5)))
+        #expect(machine.timerFired(.acks, now: t0 + .seconds(5)).failedAcks == [slow])
+        #expect(machine.pendingAckCount == 0)
     }
 
     @Test func aServerThatNeverAcknowledgesHoldsNoMoreThanTheLimitOfAwaitedAcks() throws {
@@ -123,11 +153,10 @@ import Testing
             #expect(!actions.contains { if case .failAck = $0 { true } else { false } })
             ids.append(id)
         }
-        // The fourth: the oldest awaited (not the newest id) is no longer awaited, its timer cancelled.
+        // The fourth: the oldest awaited (not the newest id) is no longer awaited.
         let (fourth, actions) = try machine.emitWithAck("a", [3], attachments: [], timeout: .seconds(120), policy: .buffer, now: t0 + .seconds(3))
         #expect(FakeServer.clientTexts(actions.written) == [#"42\#(fourth)["a",3]"#])
         #expect(actions.contains(.failAck(id: ids[0], error: .ackAbandoned(limit: 3))))
-        #expect(actions.contains(.cancel(.ack(ids[0]))))
         #expect(machine.pendingAckCount == 3)
         // A late answer to the abandoned one is ignored; the others still resolve.
         #expect(machine.received(FakeServer.text("43\(ids[0])[]"), now: t0 + .seconds(4)) == [.log(.debug, "ignored an ack for unknown id \(ids[0])")])
