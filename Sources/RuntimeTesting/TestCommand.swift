@@ -1,5 +1,4 @@
 import CRuntimeShims
-import Dispatch
 import Runtime
 #if canImport(Glibc)
 import Glibc
@@ -26,8 +25,9 @@ public enum TestCommand {
     }
 
     /// Runs `executable` (an absolute path) with `arguments` and waits for it, blocking the
-    /// calling thread: for quick commands (mount, umount) in a synchronous context. Killed once
-    /// `timeout` passed. Throws when it cannot be started.
+    /// calling thread: for quick commands (mount, umount) in a synchronous context. Its process
+    /// group is killed once `timeout` passed, and its output is read 5 s longer at most (a process
+    /// outside the group may still hold it). Throws when it cannot be started.
     public static func runBlocking(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(30)) throws(ChildProcessError) -> Outcome {
         // A socket pair, as a pipe2 with O_CLOEXEC (which Glibc's module does not export) would be.
         var ends: [Int32] = [-1, -1]
@@ -44,17 +44,20 @@ public enum TestCommand {
         close(writing)
         guard error == 0 else { throw ChildProcessError(operation: "posix_spawn \(executable)", errno: error) }
 
-        let deadline = ContinuousClock.now + timeout
+        var deadline = ContinuousClock.now + timeout
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         var killed = false
         while true {
             var descriptor = pollfd(fd: reading, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, killed ? -1 : milliseconds(until: deadline))
+            let ready = poll(&descriptor, 1, milliseconds(until: deadline))
             if ready < 0, errno == EINTR { continue }
             if ready == 0 {
-                kill(pid, SIGKILL)
+                if killed { break }
+                // runtime_spawn made it the leader of a process group of its own.
+                kill(-pid, SIGKILL)
                 killed = true
+                deadline = ContinuousClock.now + .seconds(5)
                 continue
             }
             let count = chunk.withUnsafeMutableBytes { read(reading, $0.baseAddress, $0.count) }
@@ -69,14 +72,9 @@ public enum TestCommand {
                        output: String(decoding: output, as: UTF8.self))
     }
 
-    /// `runBlocking` on a thread of its own: neither the loop nor the tasks' threads wait.
-    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(30)) async throws(ChildProcessError) -> Outcome {
-        let result: Result<Outcome, ChildProcessError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(ChildProcessError) in try runBlocking(executable, arguments, timeout: timeout) })
-            }
-        }
-        return try result.get()
+    /// `runBlocking` as a `BlockingCall`: neither the loop nor the tasks' threads wait.
+    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(30)) async throws -> Outcome {
+        try await BlockingCall.run { try runBlocking(executable, arguments, timeout: timeout) }
     }
 
     /// Waits, blocking the calling thread for `timeout` at most, until process `pid` (a child just

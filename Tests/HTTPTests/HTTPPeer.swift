@@ -78,7 +78,7 @@ final class TestCertificates: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    /// Runs the openssl CLI in `directory`, on a thread of its own.
+    /// Runs the openssl CLI in `directory`, on a BlockingCall worker.
     private func openssl(_ arguments: [String]) async throws {
         let outcome = try await TestCommand.run("/usr/bin/env", ["-C", directory.path, "openssl"] + arguments)
         guard outcome.succeeded else { throw PeerError("openssl \(arguments.first ?? "") failed: \(outcome.output)") }

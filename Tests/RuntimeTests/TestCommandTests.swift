@@ -21,6 +21,15 @@ import Glibc
         #expect(outcome.termination == .signalled(SIGKILL))
     }
 
+    /// A child it started holds the output too: the whole process group is killed.
+    @Test func aCommandsChildrenAreKilledWithIt() throws {
+        let started = ContinuousClock.now
+        let outcome = try TestCommand.runBlocking("/bin/sh", ["-c", "sleep 30 & sleep 30"], timeout: .milliseconds(200))
+        #expect(outcome.termination == .signalled(SIGKILL))
+        // Not the 5 s the output is read for at most after the kill: the background sleep died too.
+        #expect(started.duration(to: .now) < .seconds(5))
+    }
+
     @Test func aProgramThatIsNotThereIsAnError() {
         #expect(throws: ChildProcessError.self) { try TestCommand.runBlocking("/nonexistent/program", []) }
     }

@@ -27,7 +27,7 @@ import Testing
 
         deinit { try? FileManager.default.removeItem(at: directory) }
 
-        /// Runs the openssl CLI in `directory`, on a thread of its own (not the loop's).
+        /// Runs the openssl CLI in `directory`, on a BlockingCall worker (not the loop).
         private func run(_ arguments: [String]) async throws {
             let outcome = try await TestCommand.run("/usr/bin/env", ["-C", directory.path, "openssl"] + arguments)
             guard outcome.succeeded else { throw HarnessError("openssl \(arguments.joined(separator: " ")) failed: \(outcome.output)") }
