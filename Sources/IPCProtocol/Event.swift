@@ -23,7 +23,7 @@ public struct EventEnvelope: Sendable, Equatable {
     }
 
     public var params: JSONValue {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "bootId": .string(bootId), "type": .string(type), "time": .string(time), "data": data,
         ]
         if let seq { members["seq"] = .number(Double(seq)) }

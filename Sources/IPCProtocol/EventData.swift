@@ -59,7 +59,7 @@ public struct ConnectionStateEvent: EventData {
     }
 
     public var data: JSONValue {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "state": .string(state), "attempt": .number(Double(attempt)), "retryInMs": JSONValue(retryInMs), "error": JSONValue(error),
         ]
         members.setIfPresent("socketId", socketId.map(JSONValue.string))
@@ -117,9 +117,9 @@ public struct RoomStateEvent: EventData {
 /// `config.changed`: the keys that changed, with their new values.
 public struct ConfigChangedEvent: EventData {
     public static let type = EventType.configChanged
-    public var changes: [String: JSONValue]
+    public var changes: JSONObject
 
-    public init(changes: [String: JSONValue]) {
+    public init(changes: JSONObject) {
         self.changes = changes
     }
 
@@ -376,7 +376,7 @@ public struct AnswerResultEvent: EventData {
     }
 
     public var data: JSONValue {
-        var members: [String: JSONValue] = ["overlayId": .string(overlayId), "timelineId": .string(timelineId),
+        var members: JSONObject = ["overlayId": .string(overlayId), "timelineId": .string(timelineId),
                                             "status": .string(status), "reason": JSONValue(reason)]
         members.setIfPresent("detail", detail.map(JSONValue.string))
         members.setIfPresent("data", result)

@@ -91,7 +91,7 @@ public struct HelloParams: MethodParams {
     }
 
     public var params: JSONValue? {
-        var members: [String: JSONValue] = [:]
+        var members: JSONObject = [:]
         members.setIfPresent("client", client.map(JSONValue.string))
         members.setIfPresent("protocol", protocolVersion.map { .number(Double($0)) })
         return .object(members)
@@ -120,9 +120,9 @@ public struct ConfigGetParams: MethodParams {
 public struct ConfigSetParams: MethodParams {
     public typealias Result = JSONValue
     public static let method = IPCMethod.configSet
-    public var changes: [String: JSONValue]
+    public var changes: JSONObject
 
-    public init(changes: [String: JSONValue]) {
+    public init(changes: JSONObject) {
         self.changes = changes
     }
 
@@ -155,7 +155,7 @@ public struct SessionLoginParams: MethodParams, CustomStringConvertible {
     }
 
     public var params: JSONValue? {
-        var members: [String: JSONValue] = ["token": .string(token), "userId": .string(userId)]
+        var members: JSONObject = ["token": .string(token), "userId": .string(userId)]
         members.setIfPresent("displayName", displayName.map(JSONValue.string))
         return .object(members)
     }
@@ -196,7 +196,7 @@ public struct RoomJoinParams: MethodParams {
     public var effectiveTimeoutMs: Int { timeoutMs ?? Self.defaultTimeoutMs }
 
     public var params: JSONValue? {
-        var members: [String: JSONValue] = ["mediaId": .string(mediaId), "mode": .string(mode.rawValue), "fanclub": .bool(fanclub)]
+        var members: JSONObject = ["mediaId": .string(mediaId), "mode": .string(mode.rawValue), "fanclub": .bool(fanclub)]
         members.setIfPresent("timeoutMs", timeoutMs.map { .number(Double($0)) })
         return .object(members)
     }
@@ -243,7 +243,7 @@ public struct PlayerStateParams: MethodParams {
     }
 
     public var params: JSONValue? {
-        var members: [String: JSONValue] = ["state": .string(state.rawValue)]
+        var members: JSONObject = ["state": .string(state.rawValue)]
         members.setIfPresent("position", position.map(JSONValue.number))
         return .object(members)
     }
@@ -305,7 +305,7 @@ public struct OverlayAttachedParams: MethodParams {
 }
 
 /// Adds `claim: false` when the caller does not claim the overlay.
-private func claimed(_ members: [String: JSONValue], _ claim: Bool) -> JSONValue {
+private func claimed(_ members: JSONObject, _ claim: Bool) -> JSONValue {
     var members = members
     if !claim { members["claim"] = false }
     return .object(members)
@@ -340,7 +340,7 @@ public struct OverlayRenderedParams: MethodParams {
     }
 
     public var params: JSONValue? {
-        var members: [String: JSONValue] = ["overlayId": .string(overlayId), "status": .string(status.rawValue)]
+        var members: JSONObject = ["overlayId": .string(overlayId), "status": .string(status.rawValue)]
         members.setIfPresent("reason", reason.map(JSONValue.string))
         return claimed(members, claim)
     }
@@ -465,7 +465,7 @@ public struct EventsSubscribeParams: MethodParams {
     }
 
     public var params: JSONValue? {
-        var members: [String: JSONValue] = [:]
+        var members: JSONObject = [:]
         members.setIfPresent("types", types.map { .array($0.map(JSONValue.string)) })
         members.setIfPresent("since", since.map { .number(Double($0)) })
         members.setIfPresent("bootId", bootId.map(JSONValue.string))
@@ -546,7 +546,7 @@ public struct PlaybackStartParams: MethodParams {
     }
 
     public var params: JSONValue? {
-        var device: [String: JSONValue] = [:]
+        var device: JSONObject = [:]
         device.setIfPresent("unionInfo", self.device.unionInfo.map(JSONValue.string))
         device.setIfPresent("drmKek", self.device.drmKek.map(JSONValue.string))
         return ["filmId": .string(filmId), "episodeNo": .number(Double(episodeNo)), "device": .object(device)]
@@ -571,7 +571,7 @@ public struct PlaybackErrorParams: MethodParams {
     }
 
     public var params: JSONValue? {
-        var members: [String: JSONValue] = ["position": .number(position)]
+        var members: JSONObject = ["position": .number(position)]
         members.setIfPresent("message", message.map(JSONValue.string))
         return .object(members)
     }

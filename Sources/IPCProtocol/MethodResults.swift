@@ -177,7 +177,7 @@ public struct RoomJoinResult: MethodResult, Equatable {
     }
 
     public var json: JSONValue {
-        var members: [String: JSONValue] = ["state": .string(state)]
+        var members: JSONObject = ["state": .string(state)]
         members.setIfPresent("mediaId", mediaId.map(JSONValue.string))
         members.setIfPresent("mode", mode.map(JSONValue.string))
         return .object(members)
@@ -283,7 +283,7 @@ public struct BridgeResult: MethodResult, Equatable {
     }
 
     public var json: JSONValue {
-        var members: [String: JSONValue] = ["handled": .bool(handled)]
+        var members: JSONObject = ["handled": .bool(handled)]
         members.setIfPresent("action", action.map(JSONValue.string))
         return .object(members)
     }

@@ -43,7 +43,7 @@ public struct OverlayShow: EventData {
     }
 
     public var data: JSONValue {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "overlayId": .string(overlayId), "timelineId": .string(timelineId), "kind": .string(kind), "url": .string(url),
             "placement": placement.json, "durationSec": .number(Double(durationSec)), "raw": raw,
         ]

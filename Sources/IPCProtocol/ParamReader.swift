@@ -3,7 +3,7 @@ import JSONValue
 /// Checked access to a request's `params`, with `-32602 Invalid params` errors that name the
 /// field. The typed params (`MethodParams.swift`) read through it, in the daemon and in tests.
 public struct ParamReader: Sendable {
-    public let members: [String: JSONValue]
+    public let members: JSONObject
 
     /// Refuses params that are neither absent, null nor an object.
     public init(_ params: JSONValue?) throws(RPCError) {

@@ -57,7 +57,7 @@ public struct PlaybackStateEvent: EventData {
     }
 
     public var data: JSONValue {
-        var members: [String: JSONValue] = ["filmId": JSONValue(filmId), "episodeNo": JSONValue(episodeNo)]
+        var members: JSONObject = ["filmId": JSONValue(filmId), "episodeNo": JSONValue(episodeNo)]
         switch screen {
         case nil: members["state"] = .null
         case .loading?: members["state"] = "loading"

@@ -21,7 +21,7 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var json: JSONValue {
-        var members: [String: JSONValue] = ["code": .number(Double(code)), "message": .string(message)]
+        var members: JSONObject = ["code": .number(Double(code)), "message": .string(message)]
         if let data { members["data"] = data }
         return .object(members)
     }
@@ -84,7 +84,7 @@ extension RPCError {
     }
 
     /// A daemon error with its stable name and optional extra data members.
-    public static func daemon(_ name: DaemonErrorName, _ message: String, extra: [String: JSONValue] = [:]) -> RPCError {
+    public static func daemon(_ name: DaemonErrorName, _ message: String, extra: JSONObject = [:]) -> RPCError {
         var data = extra
         data["name"] = .string(name.rawValue)
         return RPCError(code: RPCErrorCode.daemonError, message: message, data: .object(data))

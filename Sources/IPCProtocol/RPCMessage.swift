@@ -20,7 +20,7 @@ public struct RPCRequest: Sendable, Equatable {
     public var isNotification: Bool { id == nil }
 
     public var json: JSONValue {
-        var members: [String: JSONValue] = ["jsonrpc": "2.0", "method": .string(method)]
+        var members: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
         if let id { members["id"] = id }
         if let params { members["params"] = params }
         return .object(members)
@@ -44,7 +44,7 @@ public struct RPCResponse: Sendable, Equatable {
     }
 
     public var json: JSONValue {
-        var members: [String: JSONValue] = ["jsonrpc": "2.0", "id": id]
+        var members: JSONObject = ["jsonrpc": "2.0", "id": id]
         switch outcome {
         case .success(let result): members["result"] = result
         case .failure(let error): members["error"] = error.json

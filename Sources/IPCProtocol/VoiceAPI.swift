@@ -147,7 +147,7 @@ public struct VoiceJoinParams: MethodParams, CustomStringConvertible {
     public var effectiveTimeoutMs: Int { timeoutMs ?? Self.defaultTimeoutMs }
 
     public var params: JSONValue? {
-        var members: [String: JSONValue] = ["room": .string(room), "muted": .bool(muted)]
+        var members: JSONObject = ["room": .string(room), "muted": .bool(muted)]
         members.setIfPresent("display", display.map(JSONValue.string))
         members.setIfPresent("pin", pin.map(JSONValue.string))
         members.setIfPresent("timeoutMs", timeoutMs.map { .number(Double($0)) })

@@ -5,7 +5,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public var configPath: String?
     public var socketPath: String?
     /// Configuration keys given as flags (the top layer).
-    public var flagLayer: [String: JSONValue] = [:]
+    public var flagLayer: JSONObject = [:]
     public var showHelp = false
     public var showVersion = false
     /// `--check-config [FILE]`: the file to check ("" for the one the daemon would read), or nil.

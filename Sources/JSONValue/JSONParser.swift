@@ -58,8 +58,7 @@ struct JSONParser {
     var recordsRanges = false
     var ranges = JSONElementRanges()
     /// The members of the objects being parsed, innermost last: an object's members are
-    /// gathered here and become its dictionary at its `}`, made with room for all of them (grown
-    /// member by member, a dictionary hashed every key again at each of its resizes).
+    /// gathered here and become its `JSONObject` at its `}`, made with room for all of them.
     private var openMembers: [(key: String, value: JSONValue)] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
@@ -123,6 +122,8 @@ struct JSONParser {
             index += 1
             return .object([:])
         }
+        // Room for the members of a few nested objects at once, allocated once per document.
+        if openMembers.capacity == 0 { openMembers.reserveCapacity(32) }
         let firstMember = openMembers.count
         defer { openMembers.removeSubrange(firstMember...) }
         while true {
@@ -146,10 +147,8 @@ struct JSONParser {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                var members = [String: JSONValue](minimumCapacity: openMembers.count - firstMember)
                 // A repeated key keeps its last value.
-                for member in openMembers[firstMember...] { members[member.key] = member.value }
-                return .object(members)
+                return .object(JSONObject(parsed: openMembers[firstMember...]))
             } else {
                 throw fail("expected ',' or '}'")
             }

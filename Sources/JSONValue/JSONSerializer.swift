@@ -207,7 +207,7 @@ extension JSONValue: Codable {
         } else if let a = try? container.decode([JSONValue].self) {
             self = .array(a)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .object(JSONObject(try container.decode([String: JSONValue].self)))
         }
     }
 
@@ -219,7 +219,7 @@ extension JSONValue: Codable {
         case .number(let n): try container.encode(n)
         case .string(let s): try container.encode(s)
         case .array(let a): try container.encode(a)
-        case .object(let o): try container.encode(o)
+        case .object(let o): try container.encode(Dictionary(o.lazy.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }))
         }
     }
 }

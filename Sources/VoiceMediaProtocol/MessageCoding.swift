@@ -97,11 +97,11 @@ extension MediaMessage {
     /// The message as a JSON object.
     public var json: JSONValue {
         switch self {
-        case .ready(let elements): return ["type": "ready", "elements": .object(elements.mapValues(JSONValue.bool))]
+        case .ready(let elements): return ["type": "ready", "elements": .object(JSONObject(elements.mapValues(JSONValue.bool)))]
         case .offer(let sdp): return ["type": "offer", "sdp": .string(sdp)]
         case .candidate(let candidate): return candidate.json
         case .state(let ice, let connection):
-            var members: [String: JSONValue] = ["type": "state", "ice": .string(ice.rawValue)]
+            var members: JSONObject = ["type": "state", "ice": .string(ice.rawValue)]
             if let connection { members["connection"] = .string(connection) }
             return .object(members)
         case .talking(let talking, let level): return ["type": "talking", "talking": .bool(talking), "level": JSONValue(level)]
@@ -125,7 +125,7 @@ extension TrickledCandidate {
 /// A received object and its `type`, with typed reads of its members.
 private struct MessageObject {
     let type: String
-    let members: [String: JSONValue]
+    let members: JSONObject
 
     init(_ json: JSONValue) throws(VoiceMediaProtocolError) {
         guard let members = json.objectValue else { throw VoiceMediaProtocolError("a message must be a JSON object") }
@@ -178,7 +178,7 @@ private struct MessageObject {
         return elements
     }
 
-    func object(_ name: String) throws(VoiceMediaProtocolError) -> [String: JSONValue] {
+    func object(_ name: String) throws(VoiceMediaProtocolError) -> JSONObject {
         guard let value = try member(name, required: true), let object = value.objectValue else { throw wrongKind(name, "an object") }
         return object
     }

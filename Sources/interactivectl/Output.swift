@@ -33,7 +33,7 @@ struct Output: Sendable {
             if let hint { Output.write(hint + "\n", to: STDERR_FILENO) }
             return
         }
-        var error: [String: JSONValue] = ["message": .string(failure.message), "exitStatus": .number(Double(failure.status.rawValue))]
+        var error: JSONObject = ["message": .string(failure.message), "exitStatus": .number(Double(failure.status.rawValue))]
         if let rpc = failure.rpc { error["daemonError"] = rpc.json }
         if let result = failure.result { error["result"] = result }
         Output.write(JSONValue.object(["error": .object(error)]).jsonText + "\n", to: STDERR_FILENO)

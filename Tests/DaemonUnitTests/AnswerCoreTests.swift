@@ -13,7 +13,7 @@ import Testing
 
     static func context(session: ViewerSession = alice, fanclub: Bool = false, mode: RoomMode = .live,
                         configured: Bool = true) -> RoomContext {
-        var config: [String: JSONValue] = ["os": "linuxstb", "answerConfirmTimeoutMs": 30_000]
+        var config: JSONObject = ["os": "linuxstb", "answerConfirmTimeoutMs": 30_000]
         if configured {
             config["tenant"] = "onlivev2"
             config["apiUrl"] = "https://api.example"
@@ -23,8 +23,8 @@ import Testing
     }
 
     static func record(_ timelineId: String = "tl1", overlayId: String = "ov-1", type: Int = 1, trackingId: String? = "trk-1",
-                       extra: [String: JSONValue] = [:]) throws -> OnScreenOverlay {
-        var members: [String: JSONValue] = ["timelineId": .string(timelineId), "typeTimeline": .number(Double(type)),
+                       extra: JSONObject = [:]) throws -> OnScreenOverlay {
+        var members: JSONObject = ["timelineId": .string(timelineId), "typeTimeline": .number(Double(type)),
                                             "url": "https://cdn.example/quiz.html"]
         members.merge(extra) { $1 }
         let overlay = try #require(IncomingOverlay(payload: .object(members)))
@@ -32,7 +32,7 @@ import Testing
                                trackingId: trackingId)
     }
 
-    static let bet: [String: JSONValue] = ["requireBet": true, "betAmount": 50]
+    static let bet: JSONObject = ["requireBet": true, "betAmount": 50]
 
     /// The result the effects end the attempt with, if any.
     static func result(_ effects: [AnswerEffect]) -> AnswerResult? {

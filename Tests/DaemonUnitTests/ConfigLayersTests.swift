@@ -40,8 +40,8 @@ import Testing
         (["tenent": "x"], "tenent"), (["httpTimeoutMs": "soon"], "httpTimeoutMs"), (["socketUrl": "ftp://x"], "socketUrl"),
         (["reconnect": ["baseMs": 100, "capMs": 50]], "reconnect"), (["viewport": ["width": 0, "height": 10]], "viewport.width"),
         (["environment": "moon"], "environment"), (["tenant": "a\nb"], "tenant"),
-    ] as [([String: JSONValue], String)])
-    func invalidValuesNameTheKey(_ patch: [String: JSONValue], _ key: String) {
+    ] as [(JSONObject, String)])
+    func invalidValuesNameTheKey(_ patch: JSONObject, _ key: String) {
         #expect(throws: ConfigError.self) { try layers.patchedRuntime(patch) }
         do {
             _ = try layers.patchedRuntime(patch)

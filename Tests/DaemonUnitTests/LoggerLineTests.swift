@@ -13,7 +13,8 @@ import Testing
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 2 && lines[1].isEmpty, "one line, ended by a newline: \(text)")
         // 2026-11-30T17:49:18.123Z (24 characters), then the rest.
-        #expect(lines[0].dropFirst(24) == #" info Overlay ov-1 shown code_line=7 media_id="m 1" overlay_id=ov-1"#)
+        // The fields in the order given.
+        #expect(lines[0].dropFirst(24) == #" info Overlay ov-1 shown overlay_id=ov-1 media_id="m 1" code_line=7"#)
         #expect(lines[0].first?.isNumber == true && lines[0].dropFirst(23).first == "Z")
     }
 

@@ -11,7 +11,7 @@ import Testing
 
     static func overlay(_ timelineId: String, type: Int = 3, trackingId: String? = "t-1", imageIdle: String? = nil,
                         imagePower: String? = nil) throws -> IncomingOverlay {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "timelineId": .string(timelineId), "typeTimeline": .number(Double(type)),
             "url": "https://cdn.example/predict.html", "position": ["alignment": 4],
         ]
@@ -21,7 +21,7 @@ import Testing
         return try #require(IncomingOverlay(payload: .object(members)))
     }
 
-    static func buttonData(_ members: [String: JSONValue]) throws -> PredictInput.ButtonData {
+    static func buttonData(_ members: JSONObject) throws -> PredictInput.ButtonData {
         try #require(PredictInput.ButtonData(.object(members)))
     }
 

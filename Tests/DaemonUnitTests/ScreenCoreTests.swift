@@ -84,7 +84,7 @@ import Testing
 
     static func overlay(_ timelineId: String, type: Int = 1, trackingId: String? = nil, duration: Int = 0,
                         targets: [String]? = nil, url: String = "https://cdn.example/quiz.html", alignment: Int? = 4) throws -> IncomingOverlay {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "timelineId": .string(timelineId), "typeTimeline": .number(Double(type)), "url": .string(url),
             "duration": .number(Double(duration)),
         ]

@@ -12,7 +12,7 @@ import Testing
 
     @Test func liveRoomWithTheConnectionAndOverlays() {
         let room: JSONValue = ["mediaId": "m1", "mode": "live", "state": "joined", "error": nil]
-        var board: [String: JSONValue] = ["room": room, "connection": ["state": "connected"],
+        var board: JSONObject = ["room": room, "connection": ["state": "connected"],
                                           "overlays": [["overlayId": "ov-1a-1"]]]
         #expect(ServiceStatusLine.compose(board) == "Room m1 (live) joined; backend connected; overlay ov-1a-1 on screen")
         board["overlays"] = [["overlayId": "ov-1a-1"], ["overlayId": "ov-1a-2"]]
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func whatAnOperatorMustActOn() {
-        let board: [String: JSONValue] = [
+        let board: JSONObject = [
             "room": ["mediaId": "m1", "mode": "live", "state": "error", "error": ["name": "x", "message": "refused\nby server"]],
             "connection": ["state": "disconnected"],
             "daemon": ["restartNeeded": ["maxClients", "privilegedGroup"], "configError": "invalid value for 'tenant'"],

@@ -7,7 +7,7 @@ import Testing
 /// The voice configuration keys (IPC.md, Voice rooms: configuration): their values, which are
 /// runtime, and the secrets shown as `"(set)"`.
 @Suite struct VoiceConfigTests {
-    static func layers(file: [String: JSONValue] = [:]) throws -> ConfigLayers {
+    static func layers(file: JSONObject = [:]) throws -> ConfigLayers {
         var layers = ConfigLayers(defaults: ConfigLayers.defaults(stateDirectory: "/tmp/state"))
         layers.file = try ConfigLayers.validate(file)
         return layers

@@ -128,7 +128,7 @@ struct VoiceHarness {
     mutating func pluginEvent(_ request: JanusRequest?, _ data: JSONValue, jsep: JSONValue? = nil, handle: UInt64 = VoiceHarness.handleId) {
         let transaction = JSONValue.string(request?.transaction ?? "")
         server(["janus": "ack", "session_id": .number(Double(Self.sessionId)), "transaction": transaction])
-        var event: [String: JSONValue] = ["janus": "event", "session_id": .number(Double(Self.sessionId)), "transaction": transaction,
+        var event: JSONObject = ["janus": "event", "session_id": .number(Double(Self.sessionId)), "transaction": transaction,
                                           "sender": .number(Double(handle)), "plugindata": Self.plugin(data)]
         if let jsep { event["jsep"] = jsep }
         server(.object(event))

@@ -113,7 +113,7 @@ import Testing
     }
 
     static func plugin(_ data: JSONValue, transaction: JSONValue? = nil, jsep: JSONValue? = nil) throws -> JanusPluginEvent? {
-        var members: [String: JSONValue] = ["janus": "event", "session_id": 5, "sender": 6,
+        var members: JSONObject = ["janus": "event", "session_id": 5, "sender": 6,
                                             "plugindata": ["plugin": "janus.plugin.audiobridge", "data": data]]
         if let transaction { members["transaction"] = transaction }
         if let jsep { members["jsep"] = jsep }

@@ -19,7 +19,7 @@ final class ScriptedVoiceDaemon: Sendable {
     enum Reply: Sendable {
         case result(JSONValue)
         /// One of the daemon's own errors (code -32000, `data.name`).
-        case daemonError(name: String, message: String, data: [String: JSONValue] = [:])
+        case daemonError(name: String, message: String, data: JSONObject = [:])
     }
 
     private struct State {

@@ -142,7 +142,7 @@ import Testing
 @Suite struct KeyOrderTests {
     @Test func objectKeysAreWrittenInOrder() {
         let keys = ["b", "a", "ab", "", "é", "z", "Z", "aa", "\u{1F600}", "a\u{0}"]
-        let object = JSONValue.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.null) }))
+        let object = JSONValue.object(JSONObject(uniquing: keys.map { (key: $0, value: JSONValue.null) }))
         let members = keys.sorted().map { String(decoding: JSONValue.string($0).serialized(), as: UTF8.self) + ":null" }
         #expect(String(decoding: object.serialized(), as: UTF8.self) == "{" + members.joined(separator: ",") + "}")
         // For these (normalized) keys that is also the order of their UTF-8 bytes.

@@ -6,13 +6,13 @@ import Testing
 /// Payload shapes and latencies, as the connection carries them, with fixed timestamps: the
 /// clock reads 10 000 ms.
 @Suite @LoopActor struct PayloadTests {
-    private let base: [String: JSONValue] = [
+    private let base: JSONObject = [
         "profile": "overlay.legacyIframe", "transportMode": "legacyIframe", "sdkVersion": "9.9.9",
         "platform": "linux", "os": "Debian GNU/Linux 12", "deviceClass": "settopbox",
         "viewportWidth": 1920, "viewportHeight": 1080,
     ]
 
-    private func context(_ stage: [String: JSONValue]) -> JSONValue {
+    private func context(_ stage: JSONObject) -> JSONValue {
         .object(base.merging(stage) { _, new in new })
     }
 

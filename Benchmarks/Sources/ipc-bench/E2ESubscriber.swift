@@ -38,7 +38,7 @@ enum E2ESubscriber {
         }
 
         /// Count, order and timing, as `report` and `reached` print them.
-        var timing: [String: JSONValue] {
+        var timing: JSONObject {
             [
                 "received": .number(Double(received)), "outOfOrder": .number(Double(outOfOrder)),
                 "firstMs": firstNs.map { .number(Double($0) / 1e6) } ?? .null,
@@ -87,7 +87,7 @@ enum E2ESubscriber {
                     (state.tags[tag] ?? TagStats(), state.missed, state.laggedLines, state.otherEvents, state.closed)
                 }
                 let sorted = snapshot.0.latencies.sorted()
-                var report: [String: JSONValue] = [
+                var report: JSONObject = [
                     "tag": .string(tag),
                     "p50": .number(percentile(sorted, 50)), "p99": .number(percentile(sorted, 99)),
                     "max": .number(sorted.last ?? 0),

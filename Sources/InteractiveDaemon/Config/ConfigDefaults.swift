@@ -32,7 +32,7 @@ enum ConfigDefaults {
     static let prodAPIURL = "https://api.onplay.live"
 
     /// The defaults layer, every key that has a default in normal form.
-    static func layer(stateDirectory: String) -> [String: JSONValue] {
+    static func layer(stateDirectory: String) -> JSONObject {
         [
             "deviceClass": .string(deviceClass),
             "viewport": ["width": .number(Double(viewportWidth)), "height": .number(Double(viewportHeight))],

@@ -6,7 +6,7 @@ extension ConfigError {
     /// `data.key`; a key that a command-line flag sets also has `data.overriddenBy: "flag"` and
     /// `data.flag`, so that a client can tell the daemon's state from a bad value.
     var rpcError: RPCError {
-        var data: [String: JSONValue] = [:]
+        var data: JSONObject = [:]
         if let key { data["key"] = .string(key) }
         if case .overriddenByFlag(_, let flag) = self {
             data["overriddenBy"] = "flag"

@@ -10,7 +10,7 @@ enum ConfigFile {
     }
 
     /// The validated keys of the file; a missing file means no keys.
-    static func load(path: String) throws(ConfigError) -> [String: JSONValue] {
+    static func load(path: String) throws(ConfigError) -> JSONObject {
         guard LocalFiles.exists(atPath: path) else { return [:] }
         guard let data = LocalFiles.contents(atPath: path) else {
             throw .unreadableFile(path: path, reason: "permission denied or not a regular file")

@@ -148,7 +148,7 @@ enum ConfigKeys {
 
     /// `values` as they may be shown (`config.get`, `config.changed`, the status, logs): every
     /// secret that is set (not null, not an empty list) as `"(set)"`.
-    static func shown(_ values: [String: JSONValue]) -> [String: JSONValue] {
+    static func shown(_ values: JSONObject) -> JSONObject {
         var shown = values
         for key in all where key.secret {
             if let value = shown[key.name], !value.isNull, value.arrayValue?.isEmpty != true { shown[key.name] = secretShown }
@@ -207,7 +207,7 @@ enum ConfigKeys {
         guard case .object(let members) = value else {
             throw .invalid(key: key, reason: "expected an object with \(fields.keys.sorted().joined(separator: ", "))")
         }
-        var normal: [String: JSONValue] = [:]
+        var normal: JSONObject = [:]
         for (name, member) in members {
             guard let check = fields[name] else { throw .invalid(key: "\(key).\(name)", reason: "unknown member") }
             if member.isNull { continue }

@@ -17,21 +17,21 @@ enum ConfigOrigin: String, Sendable {
 /// The configuration as layers: defaults < file < runtime (`config.set`, kept in the store)
 /// < command-line flags. Each layer holds only validated keys in normal form.
 struct ConfigLayers: Sendable, Equatable {
-    var defaults: [String: JSONValue]
-    var file: [String: JSONValue] = [:]
-    var runtime: [String: JSONValue] = [:]
-    var flags: [String: JSONValue] = [:]
+    var defaults: JSONObject
+    var file: JSONObject = [:]
+    var runtime: JSONObject = [:]
+    var flags: JSONObject = [:]
     /// The file as it was read at start, when it differs from `file` after a reload. Start-only
     /// keys keep the values they had at start until the daemon restarts: `nil` means `file`.
-    var fileAtStart: [String: JSONValue]?
+    var fileAtStart: JSONObject?
 
     /// The defaults layer (`ConfigDefaults`).
-    static func defaults(stateDirectory: String) -> [String: JSONValue] {
+    static func defaults(stateDirectory: String) -> JSONObject {
         ConfigDefaults.layer(stateDirectory: stateDirectory)
     }
 
     /// Every key with its effective value (`null` when unset).
-    var effective: [String: JSONValue] { resolved(pinStartOnly: true).mapValues(\.value) }
+    var effective: JSONObject { JSONObject(resolved(pinStartOnly: true).mapValues(\.value)) }
 
     /// Every key with the value in force and the layer it comes from.
     var origins: [String: (value: JSONValue, origin: ConfigOrigin)] { resolved(pinStartOnly: true) }
@@ -76,8 +76,8 @@ struct ConfigLayers: Sendable, Equatable {
     }
 
     /// Validates a whole object (the file or the flags): unknown keys and bad values are errors.
-    static func validate(_ object: [String: JSONValue]) throws(ConfigError) -> [String: JSONValue] {
-        var normal: [String: JSONValue] = [:]
+    static func validate(_ object: JSONObject) throws(ConfigError) -> JSONObject {
+        var normal: JSONObject = [:]
         for (name, value) in object {
             guard let key = ConfigKeys.byName[name] else { throw .unknownKey(name) }
             if value.isNull { continue }
@@ -89,7 +89,7 @@ struct ConfigLayers: Sendable, Equatable {
     /// Applies a `config.set` patch to the runtime layer: keys merge one by one, `null` drops
     /// an override, start-only keys and keys a command-line flag sets are refused. Returns the new
     /// runtime layer.
-    func patchedRuntime(_ patch: [String: JSONValue]) throws(ConfigError) -> [String: JSONValue] {
+    func patchedRuntime(_ patch: JSONObject) throws(ConfigError) -> JSONObject {
         var runtime = self.runtime
         for (name, value) in patch.sorted(by: { $0.key < $1.key }) {
             guard let key = ConfigKeys.byName[name] else { throw .unknownKey(name) }

@@ -33,7 +33,7 @@ final class ConfigStore {
 
     /// Reads the runtime layer kept in the store. Keys that are no longer valid are dropped
     /// with a warning instead of stopping the daemon.
-    static func storedRuntimeLayer(store: Store, log: Logger) async -> [String: JSONValue] {
+    static func storedRuntimeLayer(store: Store, log: Logger) async -> JSONObject {
         let stored: JSONValue?
         do {
             stored = try await store.setting(runtimeSettingKey)
@@ -42,7 +42,7 @@ final class ConfigStore {
             return [:]
         }
         guard case .object(let members)? = stored else { return [:] }
-        var layer: [String: JSONValue] = [:]
+        var layer: JSONObject = [:]
         for (name, value) in members {
             guard let key = ConfigKeys.byName[name], key.runtime else {
                 log.warning("Dropping stored runtime configuration key '\(name)': not a runtime key")
@@ -64,10 +64,10 @@ final class ConfigStore {
     /// a start-only key the file changed since start also has `pending`, the value a restart brings.
     func effectiveWithOrigins() -> JSONValue {
         let pending = Dictionary(uniqueKeysWithValues: layers.restartNeeded.map { ($0.key, $0.requested) })
-        var members: [String: JSONValue] = [:]
+        var members: JSONObject = [:]
         for (key, entry) in layers.origins {
             let value = ConfigKeys.shown([key: entry.value])[key] ?? entry.value
-            var described: [String: JSONValue] = ["value": value, "origin": .string(entry.origin.rawValue)]
+            var described: JSONObject = ["value": value, "origin": .string(entry.origin.rawValue)]
             if let requested = pending[key] { described["pending"] = requested }
             members[key] = .object(described)
         }
@@ -77,7 +77,7 @@ final class ConfigStore {
     /// Applies a `config.set` patch from `client`; returns the new effective configuration. When
     /// the store cannot keep it (a full or read-only state directory), it is in force until the
     /// daemon stops.
-    func set(_ patch: [String: JSONValue], by client: ClientContext) async throws -> JSONValue {
+    func set(_ patch: JSONObject, by client: ClientContext) async throws -> JSONValue {
         let runtime = try layers.patchedRuntime(patch)
         do {
             try await store.setSetting(Self.runtimeSettingKey, .object(runtime))
@@ -89,7 +89,7 @@ final class ConfigStore {
         let shown = ConfigKeys.shown(updated.effective)
         let changes = patch.keys.sorted().map { "\($0)=\((shown[$0] ?? .null).jsonText)" }.joined(separator: " ")
         log.notice("Runtime configuration set by \(client.logDescription): \(changes)",
-                   client.logFields.merging(["INTERACTIVE_CONFIG_KEYS": patch.keys.sorted().joined(separator: ",")]) { $1 },
+                   client.logFields.merging(["INTERACTIVE_CONFIG_KEYS": patch.keys.sorted().joined(separator: ",")]),
                    id: .configSet)
         await apply(updated)
         return .object(ConfigKeys.shown(layers.effective))
@@ -98,13 +98,13 @@ final class ConfigStore {
     /// Re-reads the configuration file (SIGHUP, `daemon.reload`). An invalid file keeps the old
     /// configuration; start-only keys keep their running values until a restart.
     func reloadFile() async -> Result<ConfigReload, ConfigError> {
-        let fileFields = ["INTERACTIVE_CONFIG_FILE": filePath]
+        let fileFields: LogFields = ["INTERACTIVE_CONFIG_FILE": filePath]
         var updated = layers
         do {
             updated.file = try ConfigFile.load(path: filePath)
         } catch {
             log.error("Configuration file \(filePath) not reloaded, keeping the running configuration: \(error)",
-                      fileFields.merging(["INTERACTIVE_CONFIG_KEY": error.key ?? ""]) { $1 }, id: .configRejected)
+                      fileFields.merging(["INTERACTIVE_CONFIG_KEY": error.key ?? ""]), id: .configRejected)
             bus.setStatusMember("daemon", "configError", .string(error.description))
             return .failure(error)
         }
@@ -115,7 +115,7 @@ final class ConfigStore {
         for (key, requested) in pending where !pendingBefore.contains(key) {
             log.warning("\(key) changed to \(requested.jsonText) in \(filePath); it applies only at start: "
                         + "\(inForce[key]?.jsonText ?? "null") stays in force until interactived restarts",
-                        fileFields.merging(["INTERACTIVE_CONFIG_KEY": key]) { $1 }, id: .restartNeeded)
+                        fileFields.merging(["INTERACTIVE_CONFIG_KEY": key]), id: .restartNeeded)
         }
         bus.setStatusMember("daemon", "configError", .null)
         bus.setStatusMember("daemon", "restartNeeded", .array(pending.map { .string($0.key) }))
@@ -135,7 +135,7 @@ final class ConfigStore {
         layers = updated
         let after = layers.effective
         settings = Settings(after)
-        var changed: [String: JSONValue] = [:]
+        var changed: JSONObject = [:]
         for (key, value) in after where before[key] != value { changed[key] = value }
         guard !changed.isEmpty else { return [] }
         if changed["insecureTLS"] == true {

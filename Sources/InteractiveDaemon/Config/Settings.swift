@@ -50,7 +50,7 @@ public struct Settings: Sendable, Equatable {
     /// STUN and TURN servers of the voice media (`voiceIce`).
     public var voiceICE: [String]
 
-    init(_ effective: [String: JSONValue]) {
+    init(_ effective: JSONObject) {
         environment = effective["environment"]?.stringValue.flatMap(Environment.init(rawValue:))
         tenant = effective["tenant"]?.stringValue
         os = effective["os"]?.stringValue

@@ -36,7 +36,7 @@ final class EventBus {
     private var batched: [(queue: OutboundQueue, lines: [UInt8], count: Int, connection: Int)]?
     private var status: [String: StatusSection] = [:]
     /// What observers see of a section instead of `status` (absent: the same).
-    private var observerStatus: [String: JSONValue] = [:]
+    private var observerStatus: JSONObject = [:]
     /// Told the service status line (`STATUS=`) whenever a change of the board changes it.
     private var statusLineSink: ((String) -> Void)?
     private var lastStatusLine = ""
@@ -186,7 +186,7 @@ final class EventBus {
 
     /// What `daemon.status` returns to a client of `role`.
     func snapshot(for role: ClientRole = .control) -> JSONValue {
-        var members = status.mapValues(\.value)
+        var members = JSONObject(status.mapValues(\.value))
         if role == .observer { members.merge(observerStatus) { $1 } }
         members["bootId"] = .string(bootId)
         return .object(members)

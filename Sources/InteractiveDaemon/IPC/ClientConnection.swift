@@ -144,7 +144,7 @@ struct ClientConnection {
 
     private func reply(_ response: RPCResponse) { context.queue.pushReply(response.line()) }
 
-    private var clientFields: [String: String] { context.logFields }
+    private var clientFields: LogFields { context.logFields }
 
     private func writeLoop(_ watched: WatchedDescriptor) async {
         while let items = await context.queue.next() {

@@ -18,7 +18,7 @@ struct ClientContext: Sendable {
     }
 
     /// The client's journal fields.
-    var logFields: [String: String] {
+    var logFields: LogFields {
         guard let peer else { return ["INTERACTIVE_CLIENT_ID": String(id)] }
         return ["INTERACTIVE_CLIENT_ID": String(id), "INTERACTIVE_CLIENT_PID": String(peer.pid),
                 "INTERACTIVE_CLIENT_UID": String(peer.uid)]
@@ -75,7 +75,7 @@ struct RequestRouter {
             if let unlogged = client.deniedCalls.record(at: .now) {
                 let more = unlogged > 0 ? " (\(unlogged) more denied calls of this client were not logged)" : ""
                 log.warning("Permission denied: \(client.logDescription) called \(method.rawValue), which needs the control role\(more)",
-                            client.logFields.merging(["INTERACTIVE_METHOD": method.rawValue]) { $1 }, id: .permissionDenied)
+                            client.logFields.merging(["INTERACTIVE_METHOD": method.rawValue]), id: .permissionDenied)
             }
             throw RPCError.daemon(.permissionDenied, "\(method.rawValue) needs the control role (root, the daemon's user or the privileged group)")
         }

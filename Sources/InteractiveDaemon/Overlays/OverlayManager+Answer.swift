@@ -92,14 +92,14 @@ extension OverlayManager {
         case .result(let overlayId, let overlay, .success(let data)):
             bus.publish(AnswerResultEvent.success(overlayId: overlayId, timelineId: overlay.timelineId, data: data))
             log.info("Answer for \(overlayId) accepted (\(logDetail(overlay)))",
-                     fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "success"]) { $1 },
+                     fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "success"]),
                      id: .answerResult)
         case .result(let overlayId, let overlay, .failure(let reason, let detail)):
             bus.publish(AnswerResultEvent.failure(overlayId: overlayId, timelineId: overlay.timelineId, reason: reason, detail: detail))
             let priority: LogPriority = Self.backendFailures.contains(reason) || reason.hasPrefix("api_") ? .warning : .info
             log.log(priority, "Answer for \(overlayId) failed (\(logDetail(overlay))): \(reason)\(detail.map { " (\($0))" } ?? "")",
                     fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId, "INTERACTIVE_ANSWER_STATUS": "failure",
-                                             "INTERACTIVE_ANSWER_REASON": reason]) { $1 }, id: .answerResult)
+                                             "INTERACTIVE_ANSWER_REASON": reason]), id: .answerResult)
         case .post(let overlayId, let key, let data):
             post(overlayId, key: key, data: data)
         case .cannotAnswer(let overlayId, let overlay, let message):
@@ -110,7 +110,7 @@ extension OverlayManager {
             log.info("Bet confirmation not answered within \(timeoutMs) ms; declined", fields(overlay))
         case .submitting(let overlayId, let overlay):
             log.info("Submitting an answer for \(overlayId) (\(logDetail(overlay)))",
-                     fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]) { $1 }, id: .answerSubmitted)
+                     fields(overlay).merging(["INTERACTIVE_OVERLAY_ID": overlayId]), id: .answerSubmitted)
         }
     }
 

@@ -284,11 +284,10 @@ final class OverlayManager {
     }
 
     /// The journal fields of an overlay of the current room.
-    func fields(_ overlay: IncomingOverlay) -> [String: String] { fields(overlay, mediaId: context?.mediaId) }
+    func fields(_ overlay: IncomingOverlay) -> LogFields { fields(overlay, mediaId: context?.mediaId) }
 
-    private func fields(_ overlay: IncomingOverlay, mediaId: String?, overlayId: String? = nil) -> [String: String] {
-        // Sized once: these are built for every overlay shown.
-        var fields = [String: String](minimumCapacity: 4)
+    private func fields(_ overlay: IncomingOverlay, mediaId: String?, overlayId: String? = nil) -> LogFields {
+        var fields = LogFields()
         fields["INTERACTIVE_TIMELINE_ID"] = overlay.timelineId
         if let trackingId = overlay.trackingId { fields["INTERACTIVE_TRACKING_ID"] = trackingId }
         if let mediaId { fields["INTERACTIVE_MEDIA_ID"] = mediaId }
@@ -296,7 +295,7 @@ final class OverlayManager {
         return fields
     }
 
-    private func fields(_ record: OnScreenOverlay, mediaId: String?) -> [String: String] {
+    private func fields(_ record: OnScreenOverlay, mediaId: String?) -> LogFields {
         fields(record.overlay, mediaId: mediaId, overlayId: record.overlayId)
     }
 }

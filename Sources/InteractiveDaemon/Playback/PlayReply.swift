@@ -68,7 +68,7 @@ struct PlayTicket: Sendable, Equatable {
     /// What a player gets of one subtitle entry, or nil to drop it.
     private static func subtitle(_ entry: JSONValue) -> JSONValue? {
         guard case .object(let members) = entry, let url = members["url"]?.stringValue, PlayerURL.isLoadable(url) else { return nil }
-        var kept: [String: JSONValue] = [:]
+        var kept: JSONObject = [:]
         for (name, value) in members where name.unicodeScalars.count <= 64 && !name.containsControlCharacters {
             switch value {
             case .string(let text) where name == "url" || (text.unicodeScalars.count <= PeerText.limit && !text.containsControlCharacters):

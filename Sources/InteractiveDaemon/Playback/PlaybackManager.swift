@@ -164,11 +164,11 @@ final class PlaybackManager {
         }
     }
 
-    private func fields(_ episode: EpisodeRef, _ extra: [String: String] = [:]) -> [String: String] {
-        Self.episodeFields(episode).merging(extra) { $1 }
+    private func fields(_ episode: EpisodeRef, _ extra: LogFields = [:]) -> LogFields {
+        Self.episodeFields(episode).merging(extra)
     }
 
-    private static func episodeFields(_ episode: EpisodeRef) -> [String: String] {
+    private static func episodeFields(_ episode: EpisodeRef) -> LogFields {
         ["INTERACTIVE_FILM_ID": episode.filmId, "INTERACTIVE_EPISODE_NO": String(episode.episodeNo)]
     }
 }

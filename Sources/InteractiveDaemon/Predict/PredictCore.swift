@@ -89,7 +89,7 @@ struct PredictCore: Sendable {
     private var fades: [String: ContinuousClock.Instant] = [:]
     private var armedAt: ContinuousClock.Instant?
     /// The results of the room's timelines, latest first served to a dialog that opens.
-    private(set) var results: [String: JSONValue] = [:]
+    private(set) var results: JSONObject = [:]
     /// The timelines of `timelines` and `buttons`, the one heard of least recently first.
     private var heardOf: [String] = []
     /// The result write under way, and the latest result of each timeline waiting for it.

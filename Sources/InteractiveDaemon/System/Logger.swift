@@ -77,39 +77,39 @@ public struct Logger: Sendable {
         self.minimumPriority = minimumPriority
     }
 
-    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = [:],
                       id: LogMessageID? = nil) {
         log(.error, message(), fields(), id: id)
     }
 
-    public func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+    public func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = [:],
                       id: LogMessageID? = nil) {
         log(.warning, message(), fields(), id: id)
     }
 
-    public func notice(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+    public func notice(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = [:],
                       id: LogMessageID? = nil) {
         log(.notice, message(), fields(), id: id)
     }
 
-    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = [:],
                       id: LogMessageID? = nil) {
         log(.info, message(), fields(), id: id)
     }
 
-    public func debug(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [String: String] = [:],
+    public func debug(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = [:],
                       id: LogMessageID? = nil) {
         log(.debug, message(), fields(), id: id)
     }
 
     /// Message and fields are only built when `priority` is logged.
     public func log(_ priority: LogPriority, _ message: @autoclosure () -> String,
-                    _ fields: @autoclosure () -> [String: String] = [:], id: LogMessageID? = nil) {
+                    _ fields: @autoclosure () -> LogFields = [:], id: LogMessageID? = nil) {
         guard priority <= minimumPriority else { return }
         // Messages and fields may carry a peer's text: one record stays one line, of bounded size.
         let message = PeerText.clipped(message(), limit: Logger.textLimit)
-        // Sorted once, each value clipped as it is written.
-        let fields = fields().sorted { $0.key < $1.key }
+        // In the order given, each value clipped as it is written.
+        let fields = fields()
         if usesJournal {
             sendToJournal(priority, message, fields, id: id)
         } else {
@@ -117,7 +117,7 @@ public struct Logger: Sendable {
         }
     }
 
-    private func sendToJournal(_ priority: LogPriority, _ message: String, _ fields: [(key: String, value: String)], id: LogMessageID?) {
+    private func sendToJournal(_ priority: LogPriority, _ message: String, _ fields: LogFields, id: LogMessageID?) {
         var entries = ["MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=\(identifier)"]
         if let id { entries.append("MESSAGE_ID=\(id.rawValue)") }
         for (key, value) in fields { entries.append("\(key)=\(PeerText.clipped(value, limit: Logger.textLimit))") }
@@ -139,7 +139,7 @@ public struct Logger: Sendable {
 
     /// `TIME PRIORITY message name=value name="value with spaces"`, built as bytes: the daemon
     /// writes a line or two per overlay, on the event loop.
-    private func writeLine(_ priority: LogPriority, _ message: String, _ fields: [(key: String, value: String)]) {
+    private func writeLine(_ priority: LogPriority, _ message: String, _ fields: LogFields) {
         var line: [UInt8] = []
         line.reserveCapacity(256)
         line.append(contentsOf: Timestamp.rfc3339(Timestamp.nowMs()).utf8)

@@ -11,7 +11,7 @@ enum ServiceStatusLine {
     /// Longest text taken from one value (an error message from the backend can be long).
     static let valueLimit = 120
 
-    static func compose(_ board: [String: JSONValue]) -> String { compose { board[$0] } }
+    static func compose(_ board: JSONObject) -> String { compose { board[$0] } }
 
     /// The line from the sections `section` gives (each is asked for at most once).
     static func compose(_ section: (String) -> JSONValue?) -> String {

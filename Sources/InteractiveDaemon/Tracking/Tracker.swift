@@ -198,7 +198,7 @@ final class Tracker: OverlayTracker {
         case .sessionEnded(let trackingId, let reason):
             log.debug("Tracking session ended (\(reason))", fields(trackingId))
         case .ackDropped(let trackingId, let stage):
-            log.debug("Tracking ack dropped: backlog full", fields(trackingId).merging(["INTERACTIVE_TRACKING_STAGE": stage.rawValue]) { $1 })
+            log.debug("Tracking ack dropped: backlog full", fields(trackingId).merging(["INTERACTIVE_TRACKING_STAGE": stage.rawValue]))
         case .recovered(let acks, let sessions, let closed):
             log.info("Tracking recovered \(acks) stored acks and \(sessions) open sessions (\(closed) closed as daemon_restart)")
         case .problem(let problem, let trackingId):
@@ -206,5 +206,5 @@ final class Tracker: OverlayTracker {
         }
     }
 
-    private func fields(_ trackingId: String) -> [String: String] { ["INTERACTIVE_TRACKING_ID": trackingId] }
+    private func fields(_ trackingId: String) -> LogFields { ["INTERACTIVE_TRACKING_ID": trackingId] }
 }

@@ -81,7 +81,7 @@ enum AudioBridgeRequest: Sendable, Equatable {
         case .create(let room):
             return ["request": "create", "room": room.json, "permanent": false, "audiolevel_event": true]
         case .join(let room, let display, let muted, let pin):
-            var members: [String: JSONValue] = ["request": "join", "room": room.json, "display": .string(display), "muted": .bool(muted)]
+            var members: JSONObject = ["request": "join", "room": room.json, "display": .string(display), "muted": .bool(muted)]
             if let pin { members["pin"] = .string(pin) }
             return .object(members)
         case .configure(let muted): return ["request": "configure", "muted": .bool(muted)]
@@ -116,7 +116,7 @@ struct JanusRequest: Sendable, Equatable, CustomStringConvertible {
 
     /// The request as sent.
     var json: JSONValue {
-        var members: [String: JSONValue] = ["transaction": .string(transaction)]
+        var members: JSONObject = ["transaction": .string(transaction)]
         if let secret = credentials.apiSecret { members["apisecret"] = .string(secret) }
         if let token = credentials.token { members["token"] = .string(token) }
         switch kind {
@@ -159,7 +159,7 @@ struct JanusRequest: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    private static func add(_ janus: String, session: UInt64, handle: UInt64? = nil, to members: inout [String: JSONValue]) {
+    private static func add(_ janus: String, session: UInt64, handle: UInt64? = nil, to members: inout JSONObject) {
         members["janus"] = .string(janus)
         members["session_id"] = .number(Double(session))
         if let handle { members["handle_id"] = .number(Double(handle)) }

@@ -6,7 +6,7 @@ extension DaemonConnection {
     /// Subscribes this connection to events (optionally filtered by type prefixes).
     @discardableResult
     func subscribe(_ types: [String]? = nil) async throws -> JSONValue {
-        var params: [String: JSONValue] = [:]
+        var params: JSONObject = [:]
         if let types { params["types"] = .array(types.map(JSONValue.string)) }
         return try await call("events.subscribe", .object(params))
     }

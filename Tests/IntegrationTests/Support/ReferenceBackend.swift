@@ -125,8 +125,8 @@ final class ReferenceBackend: @unchecked Sendable {
 
     /// A standard minigame overlay object for tests.
     func quiz(_ timelineId: String, alignment: JSONValue = 4, duration: Int = 30, targets: [String] = ["all"],
-              extra: [String: JSONValue] = [:]) -> JSONValue {
-        var overlay: [String: JSONValue] = [
+              extra: JSONObject = [:]) -> JSONValue {
+        var overlay: JSONObject = [
             "timelineId": .string(timelineId), "typeTimeline": 1,
             "url": .string("\(baseURL)/templates/quiz.html?id=\(timelineId)"),
             "position": ["alignment": alignment, "width": 40, "height": 30], "duration": .number(Double(duration)),

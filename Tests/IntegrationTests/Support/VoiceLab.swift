@@ -113,7 +113,7 @@ final class VoiceLab: @unchecked Sendable {
 
     /// Sends a command (lab.py lists them) and waits (bounded) for its result.
     @discardableResult
-    func command(_ name: String, _ fields: [String: JSONValue] = [:], timeoutMs: Int = 30_000) async throws -> JSONValue {
+    func command(_ name: String, _ fields: JSONObject = [:], timeoutMs: Int = 30_000) async throws -> JSONValue {
         let id = nextID.withLock { next -> Int in
             defer { next += 1 }
             return next

@@ -28,11 +28,11 @@ final class VoiceRoomFixture: @unchecked Sendable {
     /// A daemon in the box's namespace; `source` replaces the test tone, `config` adds to the
     /// configuration file (which alone may set `voiceSource` and `voiceSink`; a null takes a key
     /// out of it).
-    init(lab: VoiceLab, source: String? = nil, config extra: [String: JSONValue] = [:]) async throws {
+    init(lab: VoiceLab, source: String? = nil, config extra: JSONObject = [:]) async throws {
         self.lab = lab
         let directory = try TemporaryDirectory()
         heardPath = directory.path + "/heard.raw"
-        var config: [String: JSONValue] = [
+        var config: JSONObject = [
             "voiceUrl": .string(lab.proxyURL),
             "voiceSource": .string(source ?? "audiotestsrc is-live=true wave=sine freq=\(Self.boxTone) volume=0.3"),
             "voiceSink": .string("audioconvert ! audioresample ! audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(heardPath)"),
@@ -48,8 +48,8 @@ final class VoiceRoomFixture: @unchecked Sendable {
 
     /// `voice.join` of the lab's room as "Box"; the result.
     @discardableResult
-    func join(_ extra: [String: JSONValue] = [:], timeoutMs: Int = 20_000) async throws -> JSONValue {
-        var params: [String: JSONValue] = ["room": .string(lab.room), "display": "Box", "timeoutMs": .number(Double(timeoutMs - 5000))]
+    func join(_ extra: JSONObject = [:], timeoutMs: Int = 20_000) async throws -> JSONValue {
+        var params: JSONObject = ["room": .string(lab.room), "display": "Box", "timeoutMs": .number(Double(timeoutMs - 5000))]
         for (key, value) in extra { params[key] = value }
         return try await player.call("voice.join", .object(params), timeoutMs: timeoutMs)
     }
@@ -122,7 +122,7 @@ final class VoiceRoomFixture: @unchecked Sendable {
 /// Runs `body` with a lab of `friends` and a daemon in it, and stops both whatever happens;
 /// skipped, with the reason, where the lab cannot run.
 func withVoiceRoom(friends: [String], pin: String? = nil, reclaimTimeout: Int = 0, apiSecret: String? = nil, source: String? = nil,
-                   config: [String: JSONValue] = [:], _ body: (VoiceRoomFixture) async throws -> Void) async throws {
+                   config: JSONObject = [:], _ body: (VoiceRoomFixture) async throws -> Void) async throws {
     let lab = try await VoiceLab(friends: friends, room: String(Int.random(in: 100_000...999_999)), pin: pin,
                                  reclaimTimeout: reclaimTimeout, apiSecret: apiSecret)
     let fixture: VoiceRoomFixture
