@@ -11,7 +11,14 @@
 public struct JSONObject: Sendable {
     public typealias Element = (key: String, value: JSONValue)
 
-    private var members: [Element]
+    /// One member as stored: a struct, not the `Element` tuple, so that an array of them is
+    /// destroyed by code made for it rather than by the runtime's generic walk of a tuple's parts.
+    struct Member {
+        var key: String
+        var value: JSONValue
+    }
+
+    private var members: [Member]
     /// Each key's position in `members`; present only when there are more than `indexedCount`.
     private var positions: [String: Int]?
 
@@ -31,13 +38,13 @@ public struct JSONObject: Sendable {
 
     /// The members of one object's text, in order: a repeated key keeps its last value, at its
     /// first place.
-    init(parsed parsedMembers: ArraySlice<Element>) {
+    init(parsed parsedMembers: ArraySlice<Member>) {
         members = []
         guard parsedMembers.count <= Self.indexedCount else {
             for member in parsedMembers { self[member.key] = member.value }
             return
         }
-        var unique: [Element] = []
+        var unique: [Member] = []
         unique.reserveCapacity(parsedMembers.count)
         for member in parsedMembers {
             if let position = unique.firstIndex(where: { $0.key == member.key }) {
@@ -52,7 +59,7 @@ public struct JSONObject: Sendable {
     /// The members of `dictionary`, in the order of their keys (a dictionary's own order changes
     /// from one process to the next).
     public init(_ dictionary: [String: JSONValue]) {
-        members = dictionary.sorted { $0.key < $1.key }
+        members = dictionary.sorted { $0.key < $1.key }.map { Member(key: $0.key, value: $0.value) }
         if members.count > Self.indexedCount { rebuildPositions() }
     }
 
@@ -77,7 +84,7 @@ public struct JSONObject: Sendable {
                     if members.count > Self.indexedCount { rebuildPositions() }
                 }
             } else if let newValue {
-                members.append((key, newValue))
+                members.append(Member(key: key, value: newValue))
                 if positions != nil {
                     positions?[key] = members.count - 1
                 } else if members.count > Self.indexedCount {
@@ -109,12 +116,14 @@ public struct JSONObject: Sendable {
 
     /// The members for which `isIncluded` is true, in order.
     public func filter(_ isIncluded: (Element) throws -> Bool) rethrows -> JSONObject {
-        JSONObject(uniquing: try members.filter(isIncluded))
+        var kept = JSONObject()
+        for member in members where try isIncluded((key: member.key, value: member.value)) { kept[member.key] = member.value }
+        return kept
     }
 
     /// Adds `other`'s members; for a key both have, `combine` chooses the value.
     public mutating func merge(_ other: JSONObject, uniquingKeysWith combine: (JSONValue, JSONValue) throws -> JSONValue) rethrows {
-        for (key, value) in other.members {
+        for (key, value) in other {
             if let existing = self[key] {
                 self[key] = try combine(existing, value)
             } else {
@@ -143,7 +152,16 @@ public struct JSONObject: Sendable {
 }
 
 extension JSONObject: Sequence {
-    public func makeIterator() -> IndexingIterator<[Element]> { members.makeIterator() }
+    /// The members in order, as `(key, value)` pairs.
+    public struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[Member]>
+
+        public mutating func next() -> Element? {
+            base.next().map { (key: $0.key, value: $0.value) }
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(base: members.makeIterator()) }
     public var underestimatedCount: Int { members.count }
 }
 

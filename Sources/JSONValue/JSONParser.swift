@@ -59,7 +59,7 @@ struct JSONParser {
     var ranges = JSONElementRanges()
     /// The members of the objects being parsed, innermost last: an object's members are
     /// gathered here and become its `JSONObject` at its `}`, made with room for all of them.
-    private var openMembers: [(key: String, value: JSONValue)] = []
+    private var openMembers: [JSONObject.Member] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -135,7 +135,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let start = index
-            openMembers.append((key, try parseValue()))
+            openMembers.append(JSONObject.Member(key: key, value: try parseValue()))
             // A member of an object that is an element of the root array (the element being
             // parsed is the next to be recorded).
             if recordsRanges, depth == 2 {
