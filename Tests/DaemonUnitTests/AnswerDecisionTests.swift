@@ -14,7 +14,7 @@ import Testing
     }
 
     private func refusal(_ overlay: IncomingOverlay, current: RoomKey?, answered: Set<String> = [],
-                         onScreen: Set<String>? = []) -> String? {
+                         onScreen: [String]? = []) -> String? {
         OverlayAdmission.refusal(overlay, arrivedIn: room, current: current, os: "linuxstb", answered: answered, onScreen: onScreen)
     }
 

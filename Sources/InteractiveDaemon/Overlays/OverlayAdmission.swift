@@ -9,7 +9,7 @@ enum OverlayAdmission {
     ///   - onScreen: the timelines on screen, when a timeline already showing is to be refused
     ///     (minigames); nil skips that check (a predict/lucky button is updated in place).
     static func refusal(_ overlay: IncomingOverlay, arrivedIn: RoomKey, current: RoomKey?, os: String?,
-                        answered: Set<String>, onScreen: Set<String>?) -> String? {
+                        answered: Set<String>, onScreen: [String]?) -> String? {
         if current != arrivedIn { return "remove_all_view" }
         // Only a minigame needs an alignment (seed 000); a predict or lucky dialog without one
         // opens at the centre over the whole video area (`OnScreenOverlay.placement`).

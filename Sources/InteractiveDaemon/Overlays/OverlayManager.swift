@@ -84,7 +84,7 @@ final class OverlayManager {
 
     /// Starts the tracking session of an overlay that arrived in `room` and decides whether it
     /// may be shown (`ScreenCore.admit`).
-    func admit(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey, onScreen: Set<String>?) -> Bool {
+    func admit(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey, onScreen: [String]?) -> Bool {
         var effects: [ScreenEffect] = []
         let admitted = core.admit(overlay, receivedAt: receivedAt, room: room, onScreen: onScreen, into: &effects)
         perform(effects)

@@ -208,7 +208,7 @@ struct ScreenCore: Sendable {
             if heldOffers.count > Self.maxHeldOffers { releaseHeldOffers(nowMs: nowMs, now: now, into: &effects) }
             return nil
         }
-        guard admit(overlay, receivedAt: receivedAt, room: room, onScreen: Set(screen.map(\.timelineId)), into: &effects) else {
+        guard admit(overlay, receivedAt: receivedAt, room: room, onScreen: screen.map(\.timelineId), into: &effects) else {
             return nil
         }
         return show(overlay, room: room, nowMs: nowMs, now: now, into: &effects)
@@ -217,7 +217,7 @@ struct ScreenCore: Sendable {
     /// Starts the tracking session of an overlay that arrived in `room` (live: stage `received`)
     /// and decides whether it may be shown (`OverlayAdmission`); when not, the session is closed
     /// with the reason. `onScreen` as `OverlayAdmission` takes it.
-    mutating func admit(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey, onScreen: Set<String>?,
+    mutating func admit(_ overlay: IncomingOverlay, receivedAt: Int64, room: RoomKey, onScreen: [String]?,
                         into effects: inout [ScreenEffect]) -> Bool {
         let trackingId = Self.trackingId(of: overlay, in: room)
         if let trackingId {

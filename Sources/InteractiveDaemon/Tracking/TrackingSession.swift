@@ -15,7 +15,7 @@ struct TrackingSession: Sendable {
     /// When the overlay was attached to a player; it is also the render start (as on iOS).
     var attachedAt: Int64?
     var loadCompleteAt: Int64?
-    var sent: Set<TrackingStage> = []
+    var sent: TrackingStages = []
 
     var renderedSent: Bool { sent.contains(.rendered) }
 
@@ -34,7 +34,7 @@ struct TrackingSession: Sendable {
             "attachedAt": JSONValue(milliseconds: attachedAt),
             "loadCompleteAt": JSONValue(milliseconds: loadCompleteAt),
             "durationSec": durationSec.map { .number(Double($0)) } ?? .null,
-            "sent": .array(TrackingStage.allCases.filter(sent.contains).map { .string($0.rawValue) }),
+            "sent": .array(TrackingStage.allCases.filter { sent.contains($0) }.map { .string($0.rawValue) }),
         ]
     }
 
@@ -55,7 +55,7 @@ struct TrackingSession: Sendable {
         attachedAt = stored["attachedAt"]?.milliseconds
         loadCompleteAt = stored["loadCompleteAt"]?.milliseconds
         durationSec = stored["durationSec"]?.intValue
-        sent = Set((stored["sent"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(TrackingStage.init(rawValue:)) })
+        sent = TrackingStages((stored["sent"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(TrackingStage.init(rawValue:)) })
     }
 }
 
