@@ -99,9 +99,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping @LoopActor @Sendable () -> Void) -> TimerID {
         let nanoseconds = time.nanoseconds(at: deadline)
         let (id, wake) = inbox.state.withLock { state -> (TimerID, Bool) in
-            state.nextTimerID &+= 1
-            let id = TimerID(value: state.nextTimerID)
-            state.timers.insert(TimerHeap.Timer(id: id, deadline: nanoseconds, work: work))
+            let id = state.timers.insert(deadline: nanoseconds, work)
             return (id, state.takeWakeup(before: nanoseconds))
         }
         if wake { inbox.signal() }
@@ -237,7 +235,6 @@ private final class LoopInbox: Sendable {
     struct State {
         var queue: [Work] = []
         var timers = TimerHeap()
-        var nextTimerID: UInt64 = 0
         /// The loop is in (or about to enter) `epoll_wait`, until this deadline (nil: no timer).
         var asleep = false
         var sleepingUntil: UInt64?

@@ -7,19 +7,32 @@ public struct TimerID: Hashable, Sendable {
 }
 
 /// The loop's timers, earliest first: a binary min-heap on (deadline, order of scheduling) with
-/// each timer's position indexed, so that scheduling and cancelling cost O(log n) even with
-/// thousands pending (one per unacknowledged emit).
+/// each timer's position kept, so that scheduling and cancelling cost O(log n) even with
+/// thousands pending.
+///
+/// A timer's id names a slot of `positions` (its low 32 bits) and that slot's use (its high 32
+/// bits): finding a timer to cancel, and keeping positions right as timers move in the heap,
+/// index an array instead of hashing into a dictionary at every move.
 struct TimerHeap {
     struct Timer {
         let id: TimerID
+        /// When it was scheduled, among the heap's timers: it breaks ties of `deadline`.
+        let order: UInt64
         let deadline: UInt64
         let work: @LoopActor @Sendable () -> Void
 
-        func precedes(_ other: Timer) -> Bool { (deadline, id.value) < (other.deadline, other.id.value) }
+        func precedes(_ other: Timer) -> Bool { (deadline, order) < (other.deadline, other.order) }
+
+        var slot: Int { Int(truncatingIfNeeded: id.value & 0xFFFF_FFFF) }
     }
 
     private var timers: [Timer] = []
-    private var positions: [TimerID: Int] = [:]
+    /// By slot: where its timer is in `timers`, or nil when the slot is free.
+    private var positions: [Int?] = []
+    /// By slot: how many timers it held, so that an old id does not name its next timer.
+    private var uses: [UInt32] = []
+    private var freeSlots: [Int] = []
+    private var scheduled: UInt64 = 0
 
     var isEmpty: Bool { timers.isEmpty }
     var count: Int { timers.count }
@@ -27,20 +40,36 @@ struct TimerHeap {
     /// The nearest deadline, in nanoseconds of the monotonic clock.
     var earliest: UInt64? { timers.first?.deadline }
 
-    mutating func insert(_ timer: Timer) {
-        timers.append(timer)
-        positions[timer.id] = timers.count - 1
+    /// Schedules `work` at `deadline`; the id cancels it.
+    mutating func insert(deadline: UInt64, _ work: @escaping @LoopActor @Sendable () -> Void) -> TimerID {
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = positions.count
+            positions.append(nil)
+            uses.append(0)
+        }
+        uses[slot] &+= 1
+        scheduled &+= 1
+        let id = TimerID(value: UInt64(uses[slot]) << 32 | UInt64(slot))
+        timers.append(Timer(id: id, order: scheduled, deadline: deadline, work: work))
+        positions[slot] = timers.count - 1
         siftUp(timers.count - 1)
+        return id
     }
 
     /// Removes the timer; false when it is not pending (it ran or was cancelled).
     @discardableResult
     mutating func remove(_ id: TimerID) -> Bool {
-        guard let index = positions.removeValue(forKey: id) else { return false }
+        let slot = Int(truncatingIfNeeded: id.value & 0xFFFF_FFFF)
+        guard slot < positions.count, let index = positions[slot], timers[index].id == id else { return false }
+        positions[slot] = nil
+        freeSlots.append(slot)
         let last = timers.removeLast()
         guard index < timers.count else { return true }
         timers[index] = last
-        positions[last.id] = index
+        positions[last.slot] = index
         siftDown(siftUp(index))
         return true
     }
@@ -81,7 +110,7 @@ struct TimerHeap {
 
     private mutating func swap(_ first: Int, _ second: Int) {
         timers.swapAt(first, second)
-        positions[timers[first].id] = first
-        positions[timers[second].id] = second
+        positions[timers[first].slot] = first
+        positions[timers[second].slot] = second
     }
 }

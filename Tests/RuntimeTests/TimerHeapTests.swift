@@ -10,34 +10,48 @@ extension TimerHeap {
 }
 
 @Suite struct TimerHeapTests {
-    private func timer(_ id: UInt64, at deadline: UInt64) -> TimerHeap.Timer {
-        TimerHeap.Timer(id: TimerID(value: id), deadline: deadline, work: {})
-    }
-
     @Test func popsDueTimersEarliestFirstAndTiesInSchedulingOrder() {
         var heap = TimerHeap()
-        for (id, deadline) in [(1, 50), (2, 10), (3, 30), (4, 10), (5, 90)] as [(UInt64, UInt64)] {
-            heap.insert(timer(id, at: deadline))
-        }
-        #expect(heap.popAll(dueAt: 40).map(\.id.value) == [2, 4, 3])
+        var ids: [TimerID] = []
+        for deadline in [50, 10, 30, 10, 90] as [UInt64] { ids.append(heap.insert(deadline: deadline) {}) }
+        #expect(heap.popAll(dueAt: 40).map(\.id) == [ids[1], ids[3], ids[2]])
         #expect(heap.earliest == 50)
-        #expect(heap.popAll(dueAt: 100).map(\.id.value) == [1, 5])
+        #expect(heap.popAll(dueAt: 100).map(\.id) == [ids[0], ids[4]])
         #expect(heap.isEmpty)
     }
 
     @Test func removesAnyTimerAndKeepsTheOrderOfTheRest() {
         var heap = TimerHeap()
-        for id in UInt64(1)...200 { heap.insert(timer(id, at: (id * 7919) % 257)) }
-        for id in stride(from: UInt64(1), through: 200, by: 3) {
-            let removed = heap.remove(TimerID(value: id))
+        let ids = (UInt64(1)...200).map { number in heap.insert(deadline: (number * 7919) % 257) {} }
+        let removedIds = Set(stride(from: 0, to: 200, by: 3).map { ids[$0] })
+        for id in removedIds {
+            let removed = heap.remove(id)
             #expect(removed)
         }
-        let removedTwice = heap.remove(TimerID(value: 1))
+        let removedTwice = heap.remove(ids[0])
         #expect(!removedTwice, "a removed timer is not pending any more")
         let popped = heap.popAll(dueAt: .max)
         #expect(popped.count == 200 - 67)
-        let keys = popped.map { ($0.deadline, $0.id.value) }
+        let keys = popped.map { ($0.deadline, $0.order) }
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 })
-        #expect(!popped.contains { $0.id.value % 3 == 1 })
+        #expect(!popped.contains { removedIds.contains($0.id) })
+    }
+
+    /// A slot is used again once its timer is gone; the old timer's id must not cancel the new one.
+    @Test func anOldIdDoesNotNameTheTimerThatTookItsSlot() {
+        var heap = TimerHeap()
+        let first = heap.insert(deadline: 10) {}
+        let popped = heap.popFirst(dueAt: 10)
+        #expect(popped?.id == first)
+        let second = heap.insert(deadline: 20) {}
+        #expect(second != first)
+        let removedFirst = heap.remove(first)
+        #expect(!removedFirst)
+        #expect(heap.count == 1)
+        let removedSecond = heap.remove(second)
+        #expect(removedSecond)
+        let removedUnknown = heap.remove(TimerID(value: 1 << 40 | 7))
+        #expect(!removedUnknown, "an id of a slot never used")
+        #expect(heap.isEmpty)
     }
 }
