@@ -109,6 +109,20 @@ import Testing
         #expect(Self.stages(book.handle(Self.received("t\(TrackingBook.finishedMemory)"), nowMs: Self.nowMs, now: Self.t0)).isEmpty)
     }
 
+    /// The memory is a ring: past its first round, each new finished session still forgets the oldest.
+    @Test func finishedSessionsAreForgottenOldestFirstRoundAfterRound() {
+        var book = Self.book()
+        let count = 2 * TrackingBook.finishedMemory + 5
+        for index in 0..<count {
+            _ = book.handle(Self.received("t\(index)"), nowMs: Self.nowMs, now: Self.t0)
+            _ = book.handle(.keptOffScreen(trackingId: "t\(index)", reason: "not_targeted"), nowMs: Self.nowMs, now: Self.t0)
+        }
+        let oldestKept = count - TrackingBook.finishedMemory
+        #expect(Self.stages(book.handle(Self.received("t\(oldestKept - 1)"), nowMs: Self.nowMs, now: Self.t0)) == [.received])
+        #expect(Self.stages(book.handle(Self.received("t\(oldestKept + 1)"), nowMs: Self.nowMs, now: Self.t0)).isEmpty)
+        #expect(Self.stages(book.handle(Self.received("t\(count - 1)"), nowMs: Self.nowMs, now: Self.t0)).isEmpty)
+    }
+
     @Test func eventsOfAnUnknownSessionAreIgnored() {
         var book = Self.book()
         for event: TrackingEvent in [.shown(trackingId: "x"), .attached(trackingId: "x", at: 1), .loaded(trackingId: "x", at: 1),

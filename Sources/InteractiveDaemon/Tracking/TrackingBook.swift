@@ -63,14 +63,14 @@ struct TrackingBook: Sendable {
     /// How long an undelivered ack, or an open session, waits before it is stored.
     let storeDelay: Duration
     private(set) var sessions: [String: TrackingSession] = [:]
-    /// When each open session began (monotonic), for the store's delay.
-    private var sessionsOpenedAt: [String: ContinuousClock.Instant] = [:]
     /// Sessions with a row in the store (written or being written).
     private(set) var storedSessions: Set<String> = []
     /// When each shown overlay's render times out, by tracking id.
     private var renderDeadlines = DeadlineSchedule<String>()
     private var finishedIds: Set<String> = []
+    /// The ids of `finishedIds` in a ring, oldest at `finishedOldest` once it is full.
     private var finishedOrder: [String] = []
+    private var finishedOldest = 0
     /// The acks not yet delivered.
     private(set) var outbox = AckOutbox()
     /// Store changes decided and not yet handed to the store (deletions of delivered acks and
@@ -111,7 +111,7 @@ struct TrackingBook: Sendable {
             var session = TrackingSession(trackingId: trackingId, timelineId: timelineId, overlayType: overlayType,
                                           emitTimestamp: emitTimestamp, receivedAt: receivedAt)
             session.durationSec = durationSec > 0 ? durationSec : nil
-            sessionsOpenedAt[trackingId] = now
+            session.openedAt = now
             emit(.received, of: session, finishing: false, nowMs: nowMs, now: now, into: &effects) { $0.writeReceived(ackSent: $1, to: &$2, stamps: &$3) }
         case .keptOffScreen(let trackingId, let reason):
             settleRender(trackingId, RenderOutcome(status: .cancelled, at: nowMs, cancelReason: reason), nowMs: nowMs, now: now,
@@ -235,11 +235,15 @@ struct TrackingBook: Sendable {
         pendingChanges = []
         pendingChangesDue = nil
         for ack in outbox.takeDueForStore(now: now, everything: everything) { writes.append(.ack(ack)) }
-        for (trackingId, session) in sessions.sorted(by: { $0.key < $1.key })
-        where !session.renderedSent && !storedSessions.contains(trackingId) {
-            guard everything || (sessionsOpenedAt[trackingId].map { $0 + storeDelay <= now } ?? true) else { continue }
-            storedSessions.insert(trackingId)
-            writes.append(.session(trackingId, state: session.stored, at: nowMs))
+        var dueSessions: [TrackingSession] = []
+        for (trackingId, session) in sessions where !session.renderedSent && !storedSessions.contains(trackingId)
+            && (everything || (session.openedAt.map { $0 + storeDelay <= now } ?? true)) {
+            dueSessions.append(session)
+        }
+        // In the order of their ids, so that the same sessions are always written the same way.
+        for session in dueSessions.sorted(by: { $0.trackingId < $1.trackingId }) {
+            storedSessions.insert(session.trackingId)
+            writes.append(.session(session.trackingId, state: session.stored, at: nowMs))
         }
         if !writes.isEmpty { effects.append(.store(writes)) }
         armStoreTimer(into: &effects)
@@ -297,7 +301,7 @@ struct TrackingBook: Sendable {
         guard storeTimerAt == nil else { return }
         var due = outbox.nextStoreDue.earliest(pendingChangesDue)
         for (trackingId, session) in sessions where !session.renderedSent && !storedSessions.contains(trackingId) {
-            guard let opened = sessionsOpenedAt[trackingId] else { continue }
+            guard let opened = session.openedAt else { continue }
             due = due.earliest(opened + storeDelay)
         }
         guard var due else { return }
@@ -322,13 +326,13 @@ struct TrackingBook: Sendable {
         var closed = 0
         for (trackingId, state) in storedRows where sessions[trackingId] == nil {
             storedSessions.insert(trackingId)
-            guard let session = TrackingSession(trackingId: trackingId, stored: state), !session.renderedSent else {
+            guard var session = TrackingSession(trackingId: trackingId, stored: state), !session.renderedSent else {
                 storedSessions.remove(trackingId)
                 queue(.session(trackingId, state: nil, at: nowMs), now: now, into: &effects)
                 continue
             }
             let outcome = RenderOutcome(status: .cancelled, at: nowMs, cancelReason: "daemon_restart")
-            sessionsOpenedAt[trackingId] = now
+            session.openedAt = now
             sessions[trackingId] = session
             emit(.rendered, of: session, finishing: true, nowMs: nowMs, now: now, into: &effects) { $0.writeRendered(outcome, ackSent: $1, to: &$2, stamps: &$3) }
             closed += 1
@@ -433,14 +437,16 @@ struct TrackingBook: Sendable {
     private mutating func finish(_ trackingId: String, nowMs: Int64, now: ContinuousClock.Instant, into effects: inout [TrackingEffect],
                                  rowKept: Bool = false) {
         sessions[trackingId] = nil
-        sessionsOpenedAt[trackingId] = nil
         renderDeadlines.remove(trackingId)
         if !rowKept, storedSessions.remove(trackingId) != nil {
             queue(.session(trackingId, state: nil, at: nowMs), now: now, into: &effects)
         }
         guard finishedIds.insert(trackingId).inserted else { return }
-        finishedOrder.append(trackingId)
-        if finishedOrder.count > Self.finishedMemory { finishedIds.remove(finishedOrder.removeFirst()) }
+        guard finishedOrder.count == Self.finishedMemory else { return finishedOrder.append(trackingId) }
+        // Full: the oldest makes room, without moving the rest.
+        finishedIds.remove(finishedOrder[finishedOldest])
+        finishedOrder[finishedOldest] = trackingId
+        finishedOldest = (finishedOldest + 1) % Self.finishedMemory
     }
 
     /// Acks the outbox dropped because it was full: gone from the store too, counted, and
