@@ -319,7 +319,7 @@ struct SocketIOClientMachine {
                 out += connectionEnded(reason, now: now)
             }
         }
-        if let deadline = connection?.nextDeadline {
+        if let deadline = connection?.deadlineInPlace() {
             if connectionTimer.map({ deadline < $0 }) ?? true {
                 connectionTimer = deadline
                 out.append(.schedule(.connection, at: deadline))

@@ -92,6 +92,12 @@ struct SocketIOConnectionMachine {
     var isEnded: Bool { phase == .ended }
 
     /// When `tick` has something to do next (a heartbeat step or the close handshake's limit).
+    /// `nextDeadline` for an owner that keeps this machine in an optional: through `?.` a
+    /// property of it is read from a copy of the whole machine (it stores
+    /// `ContinuousClock.Instant`s, whose layout the standard library keeps to itself, so the
+    /// compiler handles it by address), a mutating call works on it in place.
+    mutating func deadlineInPlace() -> ContinuousClock.Instant? { nextDeadline }
+
     var nextDeadline: ContinuousClock.Instant? {
         switch phase {
         case .ended: return nil
