@@ -63,6 +63,10 @@ struct TrackingBook: Sendable {
     /// How long an undelivered ack, or an open session, waits before it is stored.
     let storeDelay: Duration
     private(set) var sessions: [String: TrackingSession] = [:]
+    /// When each open session began (monotonic), for the store's delay: apart from the session,
+    /// which holding a `ContinuousClock.Instant` would make a type the compiler copies by its
+    /// value witnesses (the standard library keeps the instant's layout to itself).
+    private var sessionsOpenedAt: [String: ContinuousClock.Instant] = [:]
     /// Sessions with a row in the store (written or being written).
     private(set) var storedSessions: Set<String> = []
     /// When each shown overlay's render times out, by tracking id.
@@ -111,7 +115,7 @@ struct TrackingBook: Sendable {
             var session = TrackingSession(trackingId: trackingId, timelineId: timelineId, overlayType: overlayType,
                                           emitTimestamp: emitTimestamp, receivedAt: receivedAt)
             session.durationSec = durationSec > 0 ? durationSec : nil
-            session.openedAt = now
+            sessionsOpenedAt[trackingId] = now
             emit(.received, of: session, finishing: false, nowMs: nowMs, now: now, into: &effects) { $0.writeReceived(ackSent: $1, to: &$2, stamps: &$3) }
         case .keptOffScreen(let trackingId, let reason):
             settleRender(trackingId, RenderOutcome(status: .cancelled, at: nowMs, cancelReason: reason), nowMs: nowMs, now: now,
@@ -237,7 +241,7 @@ struct TrackingBook: Sendable {
         for ack in outbox.takeDueForStore(now: now, everything: everything) { writes.append(.ack(ack)) }
         var dueSessions: [TrackingSession] = []
         for (trackingId, session) in sessions where !session.renderedSent && !storedSessions.contains(trackingId)
-            && (everything || (session.openedAt.map { $0 + storeDelay <= now } ?? true)) {
+            && (everything || (sessionsOpenedAt[trackingId].map { $0 + storeDelay <= now } ?? true)) {
             dueSessions.append(session)
         }
         // In the order of their ids, so that the same sessions are always written the same way.
@@ -301,7 +305,7 @@ struct TrackingBook: Sendable {
         guard storeTimerAt == nil else { return }
         var due = outbox.nextStoreDue.earliest(pendingChangesDue)
         for (trackingId, session) in sessions where !session.renderedSent && !storedSessions.contains(trackingId) {
-            guard let opened = session.openedAt else { continue }
+            guard let opened = sessionsOpenedAt[trackingId] else { continue }
             due = due.earliest(opened + storeDelay)
         }
         guard var due else { return }
@@ -326,13 +330,13 @@ struct TrackingBook: Sendable {
         var closed = 0
         for (trackingId, state) in storedRows where sessions[trackingId] == nil {
             storedSessions.insert(trackingId)
-            guard var session = TrackingSession(trackingId: trackingId, stored: state), !session.renderedSent else {
+            guard let session = TrackingSession(trackingId: trackingId, stored: state), !session.renderedSent else {
                 storedSessions.remove(trackingId)
                 queue(.session(trackingId, state: nil, at: nowMs), now: now, into: &effects)
                 continue
             }
             let outcome = RenderOutcome(status: .cancelled, at: nowMs, cancelReason: "daemon_restart")
-            session.openedAt = now
+            sessionsOpenedAt[trackingId] = now
             sessions[trackingId] = session
             emit(.rendered, of: session, finishing: true, nowMs: nowMs, now: now, into: &effects) { $0.writeRendered(outcome, ackSent: $1, to: &$2, stamps: &$3) }
             closed += 1
@@ -437,6 +441,7 @@ struct TrackingBook: Sendable {
     private mutating func finish(_ trackingId: String, nowMs: Int64, now: ContinuousClock.Instant, into effects: inout [TrackingEffect],
                                  rowKept: Bool = false) {
         sessions[trackingId] = nil
+        sessionsOpenedAt[trackingId] = nil
         renderDeadlines.remove(trackingId)
         if !rowKept, storedSessions.remove(trackingId) != nil {
             queue(.session(trackingId, state: nil, at: nowMs), now: now, into: &effects)

@@ -16,8 +16,6 @@ struct TrackingSession: Sendable {
     var attachedAt: Int64?
     var loadCompleteAt: Int64?
     var sent: TrackingStages = []
-    /// When the session began in this process (monotonic), for the store's delay; not stored.
-    var openedAt: ContinuousClock.Instant?
 
     var renderedSent: Bool { sent.contains(.rendered) }
 
