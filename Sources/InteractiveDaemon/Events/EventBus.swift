@@ -52,7 +52,7 @@ final class EventBus {
     /// Defaults: the last 4096 events, or fewer when they exceed 2 MiB; a replay of 512 KiB at
     /// most (docs/ipc.md, "Limits").
     init(bootId: String, ringCapacity: Int = 4096, ringByteCapacity: Int = 2 * 1024 * 1024,
-         replayByteLimit: Int = 512 * 1024, statusLineInterval: Duration = .milliseconds(500),
+         replayByteLimit: Int = 512 * 1024, statusLineInterval: Duration = .seconds(1),
          timers: any TimerScheduler = EventLoop.shared) {
         self.bootId = bootId
         self.statusLineInterval = statusLineInterval
