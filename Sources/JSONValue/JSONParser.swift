@@ -122,8 +122,10 @@ struct JSONParser {
             index += 1
             return .object([:])
         }
-        // Room for the members of a few nested objects at once, allocated once per document.
-        if openMembers.capacity == 0 { openMembers.reserveCapacity(32) }
+        // Room for 16 members of the objects open at once, allocated once per document: 640
+        // bytes, a size malloc serves from its per-thread cache (32 members took its slower
+        // path for every document, a one-member ack reply's too; an overlay grows it once).
+        if openMembers.capacity == 0 { openMembers.reserveCapacity(16) }
         let firstMember = openMembers.count
         defer { openMembers.removeSubrange(firstMember...) }
         while true {
