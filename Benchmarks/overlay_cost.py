@@ -96,7 +96,10 @@ class Burst:
     subscriber or the python client, whose `expect` line marks the last overlay) with the CPU
     of process `pid` taken before and at that moment."""
 
-    def __init__(self, sender, receiver, room, tag, count, pid, window=0):
+    def __init__(self, sender, receiver, room, tag, count, pid, window=0, lossy=False):
+        """`lossy`: the receiver may lose events (the daemon's subscriber: `events.lagged`), the
+        last overlay among them; then, past a shorter wait, `reached` is the receiver's report
+        and `complete` false, for the caller to tell a loss from a failure."""
         receiver.ask(f"expect {tag} {count}")
         self.before = procfs.CPUSnapshot(pid)
         sender_before = procfs.cpu_seconds(sender.pid)
@@ -104,9 +107,11 @@ class Burst:
         if self.sent.get("connections") != 1:
             raise RuntimeError(f"burst {tag}: room {room} should hold one connection: {self.sent}")
         try:
-            self.reached = receiver.read_json(max(120, count / 50))
+            self.reached = receiver.read_json(max(30, count / 500) if lossy else max(120, count / 50))
         except RuntimeError:
-            raise RuntimeError(f"burst {tag}: {receiver.name} did not get the last overlay: {receiver.ask(f'report {tag}')}")
+            if not lossy:
+                raise RuntimeError(f"burst {tag}: {receiver.name} did not get the last overlay: {receiver.ask(f'report {tag}')}")
+            self.reached = receiver.ask(f"report {tag}")
         self.at_last = procfs.CPUSnapshot(pid)
         self.sender_cpu = procfs.cpu_seconds(sender.pid) - sender_before  # encoding included
         self.count = count
@@ -149,12 +154,13 @@ def daemon_burst(sender, subscriber, daemon, api, tag, count, window):
     """A burst to the daemon: (Burst, CPU snapshot once the acks settled, the acks' stages, acks
     delivered and dropped by the daemon meanwhile). A burst the subscriber fell behind in (the
     daemon dropped events for it: `events.lagged`, on a busy machine) is sent again, up to
-    ATTEMPTS times in all; the daemon must show every overlay, in order."""
+    ATTEMPTS times in all (also when the last overlay was among the events dropped, so that the
+    subscriber never saw it); the daemon must show every overlay, in order."""
     for attempt in range(ATTEMPTS):
         attempt_tag = tag if attempt == 0 else f"{tag}again{attempt}"
         stages, counters = sender.ask("stats")["stages"], tracking(api)
         lagged = subscriber.ask("report none")["missedTotal"]
-        burst = Burst(sender, subscriber, "m1", attempt_tag, count, daemon.pid, window)
+        burst = Burst(sender, subscriber, "m1", attempt_tag, count, daemon.pid, window, lossy=True)
         acks = settle_acks(sender, stages, count, complete=window > 0)
         settled = procfs.CPUSnapshot(daemon.pid)
         missed = subscriber.ask("report none")["missedTotal"] - lagged
