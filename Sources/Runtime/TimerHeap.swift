@@ -6,6 +6,16 @@ public struct TimerID: Hashable, Sendable {
     public init(value: UInt64) { self.value = value }
 }
 
+extension TimerID {
+    /// The id of a `TimerHeap` timer: the slot that holds its place and that slot's use.
+    init(slot: Int, use: UInt32) {
+        self.init(value: UInt64(use) << 32 | UInt64(UInt32(truncatingIfNeeded: slot)))
+    }
+
+    /// The slot of a `TimerHeap` timer's id.
+    var slot: Int { Int(truncatingIfNeeded: value & 0xFFFF_FFFF) }
+}
+
 /// The loop's timers, earliest first: a binary min-heap on (deadline, order of scheduling) with
 /// each timer's position kept, so that scheduling and cancelling cost O(log n) even with
 /// thousands pending.
@@ -22,8 +32,6 @@ struct TimerHeap {
         let work: @LoopActor @Sendable () -> Void
 
         func precedes(_ other: Timer) -> Bool { (deadline, order) < (other.deadline, other.order) }
-
-        var slot: Int { Int(truncatingIfNeeded: id.value & 0xFFFF_FFFF) }
     }
 
     private var timers: [Timer] = []
@@ -52,7 +60,7 @@ struct TimerHeap {
         }
         uses[slot] &+= 1
         scheduled &+= 1
-        let id = TimerID(value: UInt64(uses[slot]) << 32 | UInt64(slot))
+        let id = TimerID(slot: slot, use: uses[slot])
         timers.append(Timer(id: id, order: scheduled, deadline: deadline, work: work))
         positions[slot] = timers.count - 1
         siftUp(timers.count - 1)
@@ -62,14 +70,14 @@ struct TimerHeap {
     /// Removes the timer; false when it is not pending (it ran or was cancelled).
     @discardableResult
     mutating func remove(_ id: TimerID) -> Bool {
-        let slot = Int(truncatingIfNeeded: id.value & 0xFFFF_FFFF)
+        let slot = id.slot
         guard slot < positions.count, let index = positions[slot], timers[index].id == id else { return false }
         positions[slot] = nil
         freeSlots.append(slot)
         let last = timers.removeLast()
         guard index < timers.count else { return true }
         timers[index] = last
-        positions[last.slot] = index
+        positions[last.id.slot] = index
         siftDown(siftUp(index))
         return true
     }
@@ -110,7 +118,7 @@ struct TimerHeap {
 
     private mutating func swap(_ first: Int, _ second: Int) {
         timers.swapAt(first, second)
-        positions[timers[first].slot] = first
-        positions[timers[second].slot] = second
+        positions[timers[first].id.slot] = first
+        positions[timers[second].id.slot] = second
     }
 }

@@ -83,8 +83,7 @@ final class EventBus {
                          observerStatus observerValue: JSONValue?) {
         if let section {
             status[section] = statusSection
-            // Most sections have no observer value: then there is none to remove either.
-            if observerValue != nil || !observerStatus.isEmpty { observerStatus[section] = observerValue }
+            observerStatus[section] = observerValue
         }
         seq += 1
         let time = Timestamp.rfc3339(Timestamp.nowMs())
